@@ -1,0 +1,201 @@
+// Turns a parsed conf tree and the environment into a Config: rewrites SRS's
+// old directive forms, validates every directive against the table, and keeps
+// the values (first occurrence wins, as in SRS).
+#include "app/config_builder.hpp"
+
+#include <cstring>
+
+#include "app/config_directives.hpp"
+
+namespace srs {
+
+namespace {
+
+const char* find_rename(const std::vector<LegacyRename>& renames, const std::string& from) {
+    for (const LegacyRename& r : renames) {
+        if (from == r.from) return r.to;
+    }
+    return nullptr;
+}
+
+// Whether some rename moves directives out of an old block named `block`.
+bool has_block_renames(const std::vector<LegacyRename>& renames, const std::string& block) {
+    std::string prefix = block + ".";
+    for (const LegacyRename& r : renames) {
+        if (strncmp(r.from, prefix.c_str(), prefix.size()) == 0) return true;
+    }
+    return false;
+}
+
+// Puts `node` at `to` ("play.gop_cache") inside `parent`, creating the block.
+void place_at(ConfNode* parent, const std::string& to, ConfNode node) {
+    size_t dot = to.find('.');
+    if (dot == std::string::npos) {
+        node.name = to;
+        parent->children.push_back(std::move(node));
+        return;
+    }
+    std::string block = to.substr(0, dot);
+    ConfNode* target = nullptr;
+    for (ConfNode& c : parent->children) {
+        if (c.name == block && c.has_block) {
+            target = &c;
+            break;
+        }
+    }
+    if (!target) {
+        ConfNode created;
+        created.name = block;
+        created.has_block = true;
+        created.file = node.file;
+        created.line = node.line;
+        parent->children.push_back(std::move(created));
+        target = &parent->children.back();
+    }
+    node.name = to.substr(dot + 1);
+    target->children.push_back(std::move(node));
+}
+
+bool starts_with(const std::string& s, const char* prefix) { return s.compare(0, strlen(prefix), prefix) == 0; }
+
+std::vector<std::string> split_spaces(const std::string& text) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : text) {
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            if (!cur.empty()) out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    if (!cur.empty()) out.push_back(cur);
+    return out;
+}
+
+std::string trim(const std::string& s) {
+    size_t b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string::npos) return "";
+    size_t e = s.find_last_not_of(" \t\r\n");
+    return s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+Error ConfigBuilder::absorb(ConfNode* root) {
+    rewrite_legacy(root, legacy_global_renames());
+    for (ConfNode& node : root->children) {
+        if (node.name == "vhost" && node.has_block) rewrite_legacy(&node, legacy_vhost_renames());
+    }
+    return walk(root->children, "", &conf_->global_);
+}
+
+void ConfigBuilder::rewrite_legacy(ConfNode* parent, const std::vector<LegacyRename>& renames) {
+    std::vector<ConfNode> kept;
+    std::vector<std::pair<std::string, ConfNode>> moved;
+    for (ConfNode& child : parent->children) {
+        if (child.has_block && has_block_renames(renames, child.name)) {
+            std::vector<ConfNode> left;
+            for (ConfNode& inner : child.children) {
+                std::string from = child.name + "." + inner.name;
+                const char* to = find_rename(renames, from);
+                if (!to) {
+                    left.push_back(std::move(inner));
+                    continue;
+                }
+                note_rewrite(inner, from, to);
+                moved.emplace_back(to, std::move(inner));
+            }
+            child.children.swap(left);
+            if (!child.children.empty()) kept.push_back(std::move(child));
+            continue;
+        }
+        const char* to = find_rename(renames, child.name);
+        if (!to) {
+            kept.push_back(std::move(child));
+            continue;
+        }
+        note_rewrite(child, child.name, to);
+        moved.emplace_back(to, std::move(child));
+    }
+    parent->children.swap(kept);
+    // Appended after what the conf wrote, so the new form wins when both are given.
+    for (auto& m : moved) place_at(parent, m.first, std::move(m.second));
+}
+
+void ConfigBuilder::note_rewrite(const ConfNode& node, const std::string& from, const std::string& to) {
+    conf_->warnings_.push_back(node.where() + ": directive " + from + " is the old form of " + to +
+                               ", read as " + to);
+}
+
+void ConfigBuilder::warn_not_implemented(const std::string& path, const ConfNode& node) {
+    if (!warned_.insert(path).second) return;
+    conf_->warnings_.push_back(node.where() + ": directive " + path + " is not implemented yet, ignored");
+}
+
+Error ConfigBuilder::walk(std::vector<ConfNode>& nodes, const std::string& scope, Config::Values* out) {
+    for (ConfNode& node : nodes) {
+        std::string path = scope.empty() ? node.name : scope + "." + node.name;
+        const DirectiveSpec* spec = find_directive(path);
+        if (!spec) {
+            std::string in = scope.empty() ? "" : " in " + scope;
+            return SRS_ERR(kErrorConfigDirective, "%s: unknown directive \"%s\"%s", node.where().c_str(),
+                           node.name.c_str(), in.c_str());
+        }
+        if (!spec->implemented) {
+            warn_not_implemented(path, node);
+            continue;
+        }
+        if (spec->kind == ArgKind::kBlock) {
+            if (Error err = absorb_block(*spec, node, out); !err.ok()) return err;
+            continue;
+        }
+        if (node.has_block) {
+            return SRS_ERR(kErrorConfigDirective, "%s: %s takes no block", node.where().c_str(), path.c_str());
+        }
+        if (Error err = validate_directive_args(*spec, node.where(), &node.args); !err.ok()) return err;
+        out->emplace(path, std::move(node.args));
+    }
+    return Error();
+}
+
+Error ConfigBuilder::absorb_block(const DirectiveSpec& spec, ConfNode& node, Config::Values* out) {
+    if (!node.has_block) {
+        return SRS_ERR(kErrorConfigDirective, "%s: %s needs a block { ... }", node.where().c_str(), spec.path);
+    }
+    if (Error err = validate_directive_args(spec, node.where(), &node.args); !err.ok()) return err;
+    if (strcmp(spec.path, "vhost") != 0) return walk(node.children, spec.path, out);
+
+    const std::string& name = node.args[0];
+    if (conf_->vhosts_.find(name) == conf_->vhosts_.end()) conf_->vhost_order_.push_back(name);
+    return walk(node.children, "vhost", &conf_->vhosts_[name]);
+}
+
+Error ConfigBuilder::apply_env(const Config::EnvGetter& getenv_fn) {
+    for (const DirectiveSpec& spec : directive_table()) {
+        if (!is_value_directive(spec)) continue;
+        std::string env = directive_env_name(spec.path);
+        const char* value = getenv_fn(env.c_str());
+        if (!value) continue;
+        std::vector<std::string> args;
+        if (spec.kind == ArgKind::kList || spec.kind == ArgKind::kEndpoint) {
+            args = split_spaces(value);
+        } else {
+            args.push_back(trim(value));
+        }
+        if (Error err = validate_directive_args(spec, "env " + env, &args); !err.ok()) {
+            return SRS_WRAP(err, "environment override %s", env.c_str());
+        }
+        Config::Values& target = starts_with(spec.path, "vhost.") ? conf_->vhost_env_ : conf_->global_;
+        target[spec.path] = std::move(args);
+    }
+    return Error();
+}
+
+void ConfigBuilder::ensure_default_vhost() {
+    if (conf_->vhosts_.count(kDefaultVhost)) return;
+    conf_->vhosts_[kDefaultVhost];
+    conf_->vhost_order_.push_back(kDefaultVhost);
+}
+
+}  // namespace srs

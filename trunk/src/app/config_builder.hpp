@@ -1,0 +1,36 @@
+// Builds a Config from a parsed tree and the environment (see config.hpp).
+// Internal to the config module.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "app/config.hpp"
+#include "app/config_parser.hpp"
+
+namespace srs {
+
+class ConfigBuilder {
+  public:
+    explicit ConfigBuilder(Config* conf) : conf_(conf) {}
+
+    // Rewrites old forms, validates and keeps the values of a parsed conf.
+    // The tree is consumed (its arguments are moved out).
+    Error absorb(ConfNode* root);
+    // Applies SRS_* variables to the rows they name (after absorb).
+    Error apply_env(const Config::EnvGetter& getenv_fn);
+    void ensure_default_vhost();
+
+  private:
+    void rewrite_legacy(ConfNode* parent, const std::vector<LegacyRename>& renames);
+    void note_rewrite(const ConfNode& node, const std::string& from, const std::string& to);
+    void warn_not_implemented(const std::string& path, const ConfNode& node);
+    Error walk(std::vector<ConfNode>& nodes, const std::string& scope, Config::Values* out);
+    Error absorb_block(const DirectiveSpec& spec, ConfNode& node, Config::Values* out);
+
+    Config* conf_;
+    std::set<std::string> warned_;  // not-implemented paths already warned about
+};
+
+}  // namespace srs

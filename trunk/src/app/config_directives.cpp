@@ -1,0 +1,528 @@
+#include "app/config_directives.hpp"
+
+#include <arpa/inet.h>
+#include <strings.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <unordered_map>
+
+namespace srs {
+
+namespace {
+
+constexpr bool kLive = true;      // SIGHUP applies a change
+constexpr bool kRestart = false;  // a change needs a restart
+constexpr int64_t kI32Max = 2147483647;
+constexpr int64_t kHourMs = 3600 * 1000;
+
+// Row builders, so the table below reads as data.
+DirectiveSpec row(const char* path, ArgKind kind, const char* def, bool reload, const char* doc) {
+    return DirectiveSpec{path, kind, def, 0, 0, 1, 1, "", reload, true, nullptr, doc};
+}
+DirectiveSpec Bool(const char* path, const char* def, bool reload, const char* doc) {
+    return row(path, ArgKind::kBool, def, reload, doc);
+}
+DirectiveSpec Int(const char* path, const char* def, int64_t min, int64_t max, bool reload, const char* doc) {
+    DirectiveSpec s = row(path, ArgKind::kInt, def, reload, doc);
+    s.min = min;
+    s.max = max;
+    return s;
+}
+DirectiveSpec Float(const char* path, const char* def, int64_t min, int64_t max, bool reload, const char* doc) {
+    DirectiveSpec s = Int(path, def, min, max, reload, doc);
+    s.kind = ArgKind::kFloat;
+    return s;
+}
+DirectiveSpec Str(const char* path, const char* def, bool reload, const char* doc) {
+    return row(path, ArgKind::kString, def, reload, doc);
+}
+DirectiveSpec Enum(const char* path, const char* def, const char* values, bool reload, const char* doc) {
+    DirectiveSpec s = row(path, ArgKind::kEnum, def, reload, doc);
+    s.values = values;
+    return s;
+}
+DirectiveSpec List(const char* path, const char* def, bool reload, const char* doc) {
+    DirectiveSpec s = row(path, ArgKind::kList, def, reload, doc);
+    s.max_args = 64;
+    return s;
+}
+DirectiveSpec Endpoints(const char* path, const char* def, int max_args, bool reload, const char* doc) {
+    DirectiveSpec s = row(path, ArgKind::kEndpoint, def, reload, doc);
+    s.max_args = max_args;
+    return s;
+}
+DirectiveSpec Block(const char* path, const char* doc) {
+    DirectiveSpec s = row(path, ArgKind::kBlock, "", kRestart, doc);
+    s.min_args = s.max_args = 0;
+    return s;
+}
+// A vhost row whose default is a global row's value.
+DirectiveSpec Inherit(DirectiveSpec s, const char* global) {
+    s.inherit = global;
+    return s;
+}
+// A directive SRS knows and this server does not implement yet.
+DirectiveSpec Todo(const char* path, const char* doc) {
+    DirectiveSpec s = row(path, ArgKind::kAny, "", kRestart, doc);
+    s.implemented = false;
+    return s;
+}
+
+std::vector<DirectiveSpec> build_table() {
+    DirectiveSpec vhost = Block("vhost", "A virtual host: `vhost NAME { ... }`; __defaultVhost__ serves clients "
+                                         "that name no vhost.");
+    vhost.min_args = vhost.max_args = 1;
+    vhost.reloadable = kLive;
+    std::vector<DirectiveSpec> t = {
+        // Process.
+        Str("server_id", "", kRestart, "Server id in API answers; empty: generated once and kept beside the pid file."),
+        Str("pid", "./objs/srs.pid", kRestart, "PID file, write-locked so only one server runs from it."),
+        Str("work_dir", "./", kRestart, "Directory to change to at start; relative paths start from it."),
+        Bool("daemon", "on", kRestart, "Run in the background (fork and detach)."),
+        Bool("disable_daemon_for_docker", "on", kRestart, "Stay in the foreground when running in a container."),
+        Bool("asprocess", "off", kRestart, "Quit when the parent process goes away (for supervisors)."),
+        Bool("in_docker", "off", kRestart, "Say the server runs in a container instead of detecting it."),
+        Bool("empty_ip_ok", "on", kRestart, "Start even when no network interface has an address."),
+        Bool("inotify_auto_reload", "off", kRestart, "Reload when the conf file changes."),
+        Bool("auto_reload_for_docker", "on", kRestart, "In a container, reload on conf changes even without "
+                                                       "inotify_auto_reload."),
+        Float("tcmalloc_release_rate", "0.8", 0, 10, kRestart, "How eagerly tcmalloc returns memory (tcmalloc "
+                                                               "builds only)."),
+        Bool("query_latest_version", "off", kRestart, "Ask the project's server which version is the latest."),
+        Int("first_wait_for_qlv", "300", 0, 86400, kRestart, "Seconds before the first version query."),
+        Bool("is_full", "off", kRestart, "Marks a reference conf; has no effect on the server."),
+        // Logs.
+        Enum("srs_log_tank", "file", "console|file", kRestart, "Where the log goes."),
+        Enum("srs_log_level", "trace", "verbose|info|trace|warn|error", kRestart, "Lowest level written."),
+        Enum("srs_log_level_v2", "", "TRACE|DEBUG|INFO|WARN|ERROR", kRestart,
+             "Lowest level written, in the names log lines use; wins over srs_log_level when set."),
+        Str("srs_log_file", "./objs/srs.log", kRestart, "Log file when srs_log_tank is file; SIGUSR1 reopens it."),
+        Bool("utc_time", "off", kRestart, "Log times in UTC instead of local time."),
+        Str("ff_log_dir", "./objs", kRestart, "Directory for the logs of FFmpeg processes; /dev/null drops them."),
+        Enum("ff_log_level", "info", "quiet|panic|fatal|error|warning|info|verbose|debug|trace", kRestart,
+             "Log level given to FFmpeg processes."),
+        Int("pithy_print_ms", "10000", 100, kHourMs, kLive, "Interval of the periodic status lines, in ms."),
+        // Connections and graceful quit.
+        Int("max_connections", "1000", 1, 1000000, kLive, "Connections beyond this many are closed at once."),
+        Int("grace_start_wait", "2300", 0, kHourMs, kLive, "Graceful quit (SIGQUIT): ms to wait before closing "
+                                                           "the listeners."),
+        Int("grace_final_wait", "3200", 0, kHourMs, kLive, "Graceful quit: ms to wait after closing the listeners "
+                                                           "before exiting."),
+        Bool("force_grace_quit", "off", kLive, "Quit gracefully on SIGTERM too (for Kubernetes)."),
+        // RTMP.
+        Endpoints("listen", "1935", 64, kLive, "RTMP listen endpoints: port, ip:port or [ipv6]:port, several "
+                                               "allowed."),
+        Int("chunk_size", "60000", 128, 65536, kLive, "RTMP chunk size the server sends with; a vhost can "
+                                                      "override it."),
+
+        Block("http_api", "The HTTP API (/api/v1/...)."),
+        Bool("http_api.enabled", "off", kRestart, "Serve the HTTP API."),
+        Endpoints("http_api.listen", "1985", 1, kRestart, "Endpoint of the API; the same as http_server.listen "
+                                                          "shares that port."),
+        Bool("http_api.crossdomain", "on", kRestart, "Answer CORS requests."),
+        Block("http_api.raw_api", "The /api/v1/raw endpoint."),
+        Bool("http_api.raw_api.enabled", "off", kRestart, "Serve /api/v1/raw."),
+        Bool("http_api.raw_api.allow_reload", "off", kRestart, "Let /api/v1/raw?rpc=reload reload the conf."),
+        Todo("http_api.raw_api.allow_query", "Removed from SRS (query the conf over the API)."),
+        Todo("http_api.raw_api.allow_update", "Removed from SRS (change the conf over the API)."),
+        Block("http_api.auth", "HTTP Basic authentication of the API."),
+        Bool("http_api.auth.enabled", "off", kRestart, "Require a user name and password."),
+        Str("http_api.auth.username", "", kRestart, "User name for Basic authentication."),
+        Str("http_api.auth.password", "", kRestart, "Password for Basic authentication."),
+        Block("http_api.https", "The API over HTTPS."),
+        Bool("http_api.https.enabled", "off", kRestart, "Serve the API over HTTPS too."),
+        Endpoints("http_api.https.listen", "1990", 1, kRestart, "HTTPS endpoint of the API."),
+        Str("http_api.https.key", "./conf/server.key", kRestart, "Private key file (PEM)."),
+        Str("http_api.https.cert", "./conf/server.crt", kRestart, "Certificate file (PEM)."),
+
+        Block("http_server", "The HTTP server: static files and HTTP-FLV streams."),
+        Bool("http_server.enabled", "off", kRestart, "Serve HTTP."),
+        Endpoints("http_server.listen", "8080", 1, kRestart, "Endpoint of the HTTP server."),
+        Str("http_server.dir", "./objs/nginx/html", kRestart, "Root directory of static files."),
+        Bool("http_server.crossdomain", "on", kRestart, "Answer CORS requests."),
+        Block("http_server.https", "The HTTP server over HTTPS."),
+        Bool("http_server.https.enabled", "off", kRestart, "Serve HTTPS too."),
+        Endpoints("http_server.https.listen", "8088", 1, kRestart, "HTTPS endpoint."),
+        Str("http_server.https.key", "./conf/server.key", kRestart, "Private key file (PEM)."),
+        Str("http_server.https.cert", "./conf/server.crt", kRestart, "Certificate file (PEM)."),
+
+        Block("rtc_server", "The WebRTC server (one UDP port for every session)."),
+        Bool("rtc_server.enabled", "off", kRestart, "Serve WebRTC."),
+        Int("rtc_server.listen", "8000", 1, 65535, kRestart, "UDP port for WebRTC media."),
+        Block("rtc_server.tcp", "WebRTC media over TCP."),
+        Bool("rtc_server.tcp.enabled", "off", kRestart, "Accept WebRTC media over TCP."),
+        Int("rtc_server.tcp.listen", "8000", 1, 65535, kRestart, "TCP port for WebRTC media."),
+        Enum("rtc_server.protocol", "udp", "udp|tcp|all", kRestart, "Transports offered in candidates."),
+        Str("rtc_server.candidate", "*", kRestart, "Address given to peers: an IP, a name, $ENV_VAR, or * to "
+                                                   "detect one."),
+        Bool("rtc_server.use_auto_detect_network_ip", "on", kRestart, "With candidate *, use the addresses of "
+                                                                      "the interfaces."),
+        Enum("rtc_server.ip_family", "ipv4", "ipv4|ipv6|all", kRestart, "Address families detected for *."),
+        Bool("rtc_server.api_as_candidates", "on", kRestart, "Also offer the host the client used for the API."),
+        Bool("rtc_server.resolve_api_domain", "on", kRestart, "Resolve that host when it is a domain name."),
+        Bool("rtc_server.keep_api_domain", "off", kRestart, "Offer the domain name itself as a candidate."),
+        Bool("rtc_server.ecdsa", "on", kRestart, "DTLS certificate with ECDSA (off: RSA)."),
+        Bool("rtc_server.encrypt", "on", kRestart, "Encrypt media with SRTP (off only for debugging)."),
+        Int("rtc_server.reuseport", "1", 1, 256, kRestart, "UDP sockets sharing the port (SO_REUSEPORT)."),
+        Bool("rtc_server.merge_nalus", "off", kRestart, "Send the NALUs of a frame in one packet when they fit."),
+        Block("rtc_server.black_hole", "Copy plaintext RTP to an address, for debugging with wireshark."),
+        Bool("rtc_server.black_hole.enabled", "off", kRestart, "Send the copy."),
+        Str("rtc_server.black_hole.addr", "", kRestart, "ip:port that receives the copy."),
+
+        Block("stats", "System statistics for the API."),
+        Bool("stats.enabled", "on", kRestart, "Collect CPU, memory, network and disk statistics."),
+        Int("stats.network", "0", 0, 64, kRestart, "Index of the network interface reported."),
+        List("stats.disk", "", kRestart, "Disk devices to report, e.g. sda sdb."),
+
+        Block("heartbeat", "Periodic report to a management server."),
+        Bool("heartbeat.enabled", "off", kRestart, "Send heartbeats."),
+        Float("heartbeat.interval", "9.9", 0, 3600, kRestart, "Seconds between heartbeats."),
+        Str("heartbeat.url", "http://127.0.0.1:8085/api/v1/servers", kRestart, "URL the heartbeat is POSTed to."),
+        Str("heartbeat.device_id", "", kRestart, "Device id put in the heartbeat."),
+        Bool("heartbeat.summaries", "off", kRestart, "Include the /api/v1/summaries data."),
+        Bool("heartbeat.ports", "off", kRestart, "Include the listening ports."),
+
+        Block("circuit_breaker", "Shed work when the CPU is saturated."),
+        Bool("circuit_breaker.enabled", "on", kRestart, "Watch the CPU and shed optional work."),
+        Int("circuit_breaker.high_threshold", "90", 0, 100, kRestart, "CPU percent of the high level."),
+        Int("circuit_breaker.high_pulse", "2", 0, 100, kRestart, "Seconds above it before the high level."),
+        Int("circuit_breaker.critical_threshold", "95", 0, 100, kRestart, "CPU percent of the critical level."),
+        Int("circuit_breaker.critical_pulse", "1", 0, 100, kRestart, "Seconds above it before the critical level."),
+        Int("circuit_breaker.dying_threshold", "99", 0, 100, kRestart, "CPU percent of the dying level."),
+        Int("circuit_breaker.dying_pulse", "5", 0, 100, kRestart, "Seconds above it before the dying level."),
+
+        Block("exporter", "Prometheus metrics at /metrics."),
+        Bool("exporter.enabled", "off", kRestart, "Serve /metrics."),
+        Endpoints("exporter.listen", "9972", 1, kRestart, "Endpoint of the exporter."),
+        Str("exporter.label", "", kRestart, "Value of the label added to every metric."),
+        Str("exporter.tag", "", kRestart, "Value of the tag added to every metric."),
+
+        Todo("srt_server", "SRT server."),
+        Todo("stream_caster", "MPEG-TS over UDP, FLV over HTTP POST and GB28181 ingest."),
+        Todo("threads", "Thread pool settings (SRS has one thread)."),
+        Todo("tencentcloud_cls", "Logs to Tencent Cloud CLS."),
+        Todo("tencentcloud_apm", "Traces to Tencent Cloud APM."),
+
+        vhost,
+        Bool("vhost.enabled", "on", kLive, "Serve this vhost."),
+        Bool("vhost.min_latency", "off", kLive, "Realtime mode: send each message at once, no merged read."),
+        Bool("vhost.tcp_nodelay", "off", kLive, "Set TCP_NODELAY on player connections."),
+        Inherit(Int("vhost.chunk_size", "60000", 128, 65536, kLive, "RTMP chunk size; default: the global "
+                                                                    "chunk_size."),
+                "chunk_size"),
+        Int("vhost.in_ack_size", "0", 0, kI32Max, kLive, "Acknowledge every this many bytes received, for encoders "
+                                                        "that wait for it; 0: only when asked."),
+        Int("vhost.out_ack_size", "2500000", 0, kI32Max, kLive, "Window players are asked to acknowledge, in "
+                                                                "bytes; 0: do not ask."),
+
+        Block("vhost.play", "How streams are sent to players."),
+        Bool("vhost.play.gop_cache", "on", kLive, "Keep the last GOP so new players start at once."),
+        Int("vhost.play.gop_cache_max_frames", "2500", 0, 1000000, kLive, "Most frames in the GOP cache; 0: no "
+                                                                         "limit."),
+        Int("vhost.play.queue_length", "30", 1, 3600, kLive, "Seconds a player queue holds before dropping to "
+                                                            "the next keyframe."),
+        Enum("vhost.play.time_jitter", "full", "full|zero|off", kLive, "Timestamp correction: full (start at 0, "
+                                                                       "monotonic), zero (start at 0) or off."),
+        Bool("vhost.play.atc", "off", kLive, "Keep the encoder's absolute timestamps (for several origins)."),
+        Bool("vhost.play.mix_correct", "off", kLive, "Reorder audio and video into one monotonic stream."),
+        Bool("vhost.play.atc_auto", "off", kLive, "Turn atc on when the metadata asks for it."),
+        Int("vhost.play.mw_latency", "350", 0, 10000, kLive, "Merged write: ms of messages a player waits for "
+                                                            "before a write."),
+        Int("vhost.play.mw_msgs", "8", 0, 128, kLive, "Merged write: messages a player waits for before a write."),
+        Float("vhost.play.send_min_interval", "0", 0, 10000, kLive, "Least ms between two sends to a player; 0: "
+                                                                   "no pacing."),
+        Bool("vhost.play.reduce_sequence_header", "off", kLive, "Send a repeated sequence header only when it "
+                                                               "changed."),
+
+        Block("vhost.publish", "How streams are received from publishers."),
+        Bool("vhost.publish.mr", "off", kLive, "Merged read: read in larger batches (more latency, less CPU)."),
+        Int("vhost.publish.mr_latency", "350", 0, 10000, kLive, "Merged read: ms per batch."),
+        Int("vhost.publish.firstpkt_timeout", "20000", 0, kHourMs, kLive, "ms to wait for the first packet."),
+        Int("vhost.publish.normal_timeout", "5000", 0, kHourMs, kLive, "ms to wait for each later packet."),
+        Bool("vhost.publish.parse_sps", "on", kLive, "Parse the H.264 SPS for the size and profile."),
+        Bool("vhost.publish.try_annexb_first", "on", kLive, "Try Annex B before IBMF when a frame is ambiguous."),
+        Int("vhost.publish.kickoff_for_idle", "0", 0, 86400, kLive, "Seconds without players before the "
+                                                                   "publisher is closed; 0: never."),
+
+        Block("vhost.http_remux", "Live streams over HTTP (HTTP-FLV and friends)."),
+        Bool("vhost.http_remux.enabled", "off", kLive, "Serve the vhost's streams over HTTP."),
+        Float("vhost.http_remux.fast_cache", "0", 0, 3600, kLive, "Seconds of audio kept for a fast start; 0: "
+                                                                 "none."),
+        Bool("vhost.http_remux.drop_if_not_match", "on", kLive, "Drop frames of a codec the stream did not "
+                                                               "announce."),
+        Bool("vhost.http_remux.has_audio", "on", kLive, "Announce audio in the FLV header."),
+        Bool("vhost.http_remux.has_video", "on", kLive, "Announce video in the FLV header."),
+        Bool("vhost.http_remux.guess_has_av", "on", kLive, "Announce only what the stream actually carries."),
+        Str("vhost.http_remux.mount", "[vhost]/[app]/[stream].flv", kLive, "URL path of a stream; the extension "
+                                                                          "picks the format (.flv .ts .aac .mp3)."),
+
+        Block("vhost.rtc", "WebRTC for this vhost."),
+        Bool("vhost.rtc.enabled", "off", kRestart, "Serve WebRTC."),
+        Bool("vhost.rtc.nack", "on", kRestart, "Ask for and answer retransmissions (NACK)."),
+        Bool("vhost.rtc.nack_no_copy", "on", kRestart, "Retransmit from the ring buffer without copying."),
+        Bool("vhost.rtc.twcc", "on", kRestart, "Transport-wide congestion control feedback."),
+        Int("vhost.rtc.stun_timeout", "30", 1, 3600, kRestart, "Seconds without STUN before a session ends."),
+        Bool("vhost.rtc.stun_strict_check", "off", kRestart, "Check STUN credentials strictly."),
+        Enum("vhost.rtc.dtls_role", "passive", "passive|active", kRestart, "DTLS role of the server."),
+        Enum("vhost.rtc.dtls_version", "auto", "auto|dtls1.0|dtls1.2", kRestart, "DTLS version."),
+        Int("vhost.rtc.drop_for_pt", "0", 0, 127, kRestart, "Drop RTP of this payload type (debugging); 0: none."),
+        Bool("vhost.rtc.rtmp_to_rtc", "off", kRestart, "Let WebRTC players play RTMP streams (AAC to Opus)."),
+        Bool("vhost.rtc.keep_bframe", "off", kRestart, "Keep B-frames for WebRTC players."),
+        Bool("vhost.rtc.keep_avc_nalu_sei", "on", kRestart, "Keep H.264 SEI NALUs for WebRTC players."),
+        Int("vhost.rtc.opus_bitrate", "48000", 8000, 320000, kRestart, "Opus bitrate when transcoding from AAC."),
+        Bool("vhost.rtc.rtc_to_rtmp", "off", kRestart, "Let RTMP and HTTP-FLV players play WebRTC streams."),
+        Float("vhost.rtc.pli_for_rtmp", "6.0", 0, 30, kRestart, "Seconds between keyframe requests to WebRTC "
+                                                                "publishers."),
+        Int("vhost.rtc.aac_bitrate", "48000", 8000, 320000, kRestart, "AAC bitrate when transcoding from Opus."),
+
+        Todo("vhost.cluster", "Edge and origin cluster."),
+        Todo("vhost.forward", "Forward streams to other servers."),
+        Todo("vhost.refer", "Referer (page URL) checks."),
+        Todo("vhost.security", "Allow and deny by client IP."),
+        Todo("vhost.http_static", "Static files per vhost."),
+        Todo("vhost.http_hooks", "HTTP callbacks."),
+        Todo("vhost.exec", "Run a program on publish."),
+        Todo("vhost.srt", "SRT for this vhost."),
+        Todo("vhost.hls", "HLS."),
+        Todo("vhost.hds", "HDS."),
+        Todo("vhost.dash", "MPEG-DASH."),
+        Todo("vhost.dvr", "Recording to FLV or MP4."),
+        Todo("vhost.ingest", "Pull streams in with FFmpeg."),
+        Todo("vhost.transcode", "Transcode with FFmpeg."),
+        Todo("vhost.bandcheck", "Obsolete bandwidth check."),
+    };
+    return t;
+}
+
+}  // namespace
+
+const std::vector<DirectiveSpec>& directive_table() {
+    static const std::vector<DirectiveSpec> table = build_table();
+    return table;
+}
+
+const DirectiveSpec* find_directive(const std::string& path) {
+    static const std::unordered_map<std::string, const DirectiveSpec*> index = [] {
+        std::unordered_map<std::string, const DirectiveSpec*> m;
+        for (const DirectiveSpec& s : directive_table()) m[s.path] = &s;
+        return m;
+    }();
+    auto it = index.find(path);
+    return it == index.end() ? nullptr : it->second;
+}
+
+std::string directive_env_name(const std::string& path) {
+    std::string env = "SRS_";
+    for (char c : path) env += c == '.' ? '_' : static_cast<char>(toupper(static_cast<unsigned char>(c)));
+    return env;
+}
+
+bool is_value_directive(const DirectiveSpec& spec) {
+    return spec.implemented && spec.kind != ArgKind::kBlock && spec.kind != ArgKind::kAny;
+}
+
+std::vector<std::string> directive_default_args(const DirectiveSpec& spec) {
+    std::vector<std::string> args;
+    std::string cur;
+    for (const char* p = spec.default_value; *p; ++p) {
+        if (*p == ' ') {
+            if (!cur.empty()) args.push_back(cur);
+            cur.clear();
+        } else {
+            cur += *p;
+        }
+    }
+    if (!cur.empty()) args.push_back(cur);
+    return args;
+}
+
+namespace {
+
+bool parse_int(const std::string& s, int64_t* out) {
+    if (s.empty() || s.size() > 20) return false;
+    size_t i = s[0] == '-' ? 1 : 0;
+    if (i == s.size()) return false;
+    for (size_t j = i; j < s.size(); ++j) {
+        if (s[j] < '0' || s[j] > '9') return false;
+    }
+    errno = 0;
+    long long v = strtoll(s.c_str(), nullptr, 10);
+    if (errno == ERANGE) return false;
+    *out = v;
+    return true;
+}
+
+bool parse_float(const std::string& s, double* out) {
+    if (s.empty() || s.size() > 64) return false;
+    for (char c : s) {
+        if (!((c >= '0' && c <= '9') || c == '.' || c == '-')) return false;
+    }
+    char* end = nullptr;
+    double v = strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size() || !std::isfinite(v)) return false;
+    *out = v;
+    return true;
+}
+
+// The table spelling of an enum value, or nullptr.
+bool match_enum(const char* values, const std::string& arg, std::string* canonical) {
+    std::string cur;
+    for (const char* p = values;; ++p) {
+        if (*p == '|' || *p == '\0') {
+            if (!arg.empty() && strcasecmp(cur.c_str(), arg.c_str()) == 0) {
+                *canonical = cur;
+                return true;
+            }
+            cur.clear();
+            if (*p == '\0') return false;
+        } else {
+            cur += *p;
+        }
+    }
+}
+
+Error validate_one(const DirectiveSpec& spec, const std::string& where, std::string* arg) {
+    const char* name = spec.path;
+    switch (spec.kind) {
+        case ArgKind::kBool:
+            if (*arg != "on" && *arg != "off") {
+                return SRS_ERR(kErrorConfigDirective, "%s: %s must be on or off, not \"%s\"", where.c_str(), name,
+                               arg->c_str());
+            }
+            return Error();
+        case ArgKind::kInt: {
+            int64_t v = 0;
+            if (!parse_int(*arg, &v)) {
+                return SRS_ERR(kErrorConfigDirective, "%s: %s must be an integer, not \"%s\"", where.c_str(), name,
+                               arg->c_str());
+            }
+            if (v < spec.min || v > spec.max) {
+                return SRS_ERR(kErrorConfigDirective, "%s: %s %lld is out of range [%lld, %lld]", where.c_str(), name,
+                               (long long)v, (long long)spec.min, (long long)spec.max);
+            }
+            return Error();
+        }
+        case ArgKind::kFloat: {
+            double v = 0;
+            if (!parse_float(*arg, &v)) {
+                return SRS_ERR(kErrorConfigDirective, "%s: %s must be a number, not \"%s\"", where.c_str(), name,
+                               arg->c_str());
+            }
+            if (v < static_cast<double>(spec.min) || v > static_cast<double>(spec.max)) {
+                return SRS_ERR(kErrorConfigDirective, "%s: %s %s is out of range [%lld, %lld]", where.c_str(), name,
+                               arg->c_str(), (long long)spec.min, (long long)spec.max);
+            }
+            return Error();
+        }
+        case ArgKind::kEnum: {
+            std::string canonical;
+            if (!match_enum(spec.values, *arg, &canonical)) {
+                return SRS_ERR(kErrorConfigDirective, "%s: %s must be one of %s, not \"%s\"", where.c_str(), name,
+                               spec.values, arg->c_str());
+            }
+            *arg = canonical;
+            return Error();
+        }
+        case ArgKind::kEndpoint: {
+            ListenEndpoint ep;
+            if (!parse_endpoint(*arg, &ep)) {
+                return SRS_ERR(kErrorConfigDirective, "%s: %s: bad endpoint \"%s\", expecting port, ip:port or "
+                               "[ipv6]:port", where.c_str(), name, arg->c_str());
+            }
+            return Error();
+        }
+        default:
+            return Error();
+    }
+}
+
+}  // namespace
+
+Error validate_directive_args(const DirectiveSpec& spec, const std::string& where, std::vector<std::string>* args) {
+    int n = static_cast<int>(args->size());
+    if (n < spec.min_args || n > spec.max_args) {
+        if (spec.min_args == spec.max_args) {
+            return SRS_ERR(kErrorConfigDirective, "%s: %s takes %d argument%s, got %d", where.c_str(), spec.path,
+                           spec.min_args, spec.min_args == 1 ? "" : "s", n);
+        }
+        return SRS_ERR(kErrorConfigDirective, "%s: %s takes %d to %d arguments, got %d", where.c_str(), spec.path,
+                       spec.min_args, spec.max_args, n);
+    }
+    for (std::string& arg : *args) {
+        if (Error err = validate_one(spec, where, &arg); !err.ok()) return err;
+    }
+    return Error();
+}
+
+namespace {
+bool parse_port(const std::string& s, int* port) {
+    int64_t v = 0;
+    if (s.empty() || s[0] == '-' || !parse_int(s, &v) || v < 1 || v > 65535) return false;
+    *port = static_cast<int>(v);
+    return true;
+}
+}  // namespace
+
+bool parse_endpoint(const std::string& text, ListenEndpoint* out) {
+    unsigned char buf[sizeof(struct in6_addr)];
+    if (!text.empty() && text[0] == '[') {
+        size_t close = text.find("]:");
+        if (close == std::string::npos) return false;
+        std::string ip = text.substr(1, close - 1);
+        if (inet_pton(AF_INET6, ip.c_str(), buf) != 1) return false;
+        out->ip = ip;
+        return parse_port(text.substr(close + 2), &out->port);
+    }
+    size_t colon = text.rfind(':');
+    if (colon == std::string::npos) {
+        out->ip = "0.0.0.0";
+        return parse_port(text, &out->port);
+    }
+    std::string ip = text.substr(0, colon);
+    if (inet_pton(AF_INET, ip.c_str(), buf) != 1) return false;
+    out->ip = ip;
+    return parse_port(text.substr(colon + 1), &out->port);
+}
+
+const std::vector<LegacyRename>& legacy_vhost_renames() {
+    static const std::vector<LegacyRename> renames = {
+        {"gop_cache", "play.gop_cache"},
+        {"queue_length", "play.queue_length"},
+        {"mw_latency", "play.mw_latency"},
+        {"mw_msgs", "play.mw_msgs"},
+        {"time_jitter", "play.time_jitter"},
+        {"mix_correct", "play.mix_correct"},
+        {"atc", "play.atc"},
+        {"atc_auto", "play.atc_auto"},
+        {"send_min_interval", "play.send_min_interval"},
+        {"reduce_sequence_header", "play.reduce_sequence_header"},
+        {"mr", "publish.mr"},
+        {"mr.enabled", "publish.mr"},
+        {"mr.latency", "publish.mr_latency"},
+        {"mr_latency", "publish.mr_latency"},
+        {"publish_1stpkt_timeout", "publish.firstpkt_timeout"},
+        {"publish_normal_timeout", "publish.normal_timeout"},
+        {"nack.enabled", "rtc.nack"},
+        {"twcc.enabled", "rtc.twcc"},
+        {"http", "http_static"},
+        {"refer_play", "refer.play"},
+        {"refer_publish", "refer.publish"},
+        {"mode", "cluster.mode"},
+        {"origin", "cluster.origin"},
+        {"token_traverse", "cluster.token_traverse"},
+        {"vhost", "cluster.vhost"},
+        {"debug_srs_upnode", "cluster.debug_srs_upnode"},
+    };
+    return renames;
+}
+
+const std::vector<LegacyRename>& legacy_global_renames() {
+    static const std::vector<LegacyRename> renames = {
+        {"http_stream", "http_server"},
+    };
+    return renames;
+}
+
+}  // namespace srs
