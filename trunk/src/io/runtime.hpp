@@ -1,0 +1,26 @@
+// The coroutine runtime as the rest of the server sees it. io/ is the only
+// layer that calls st_*; everything above uses these wrappers.
+#pragma once
+
+#include <string>
+
+#include "core/clock.hpp"
+#include "core/error.hpp"
+
+namespace srs {
+
+// Starts the runtime (epoll), makes main() a coroutine and installs the
+// context-id hook for logs and errors. Call once, before any other io call.
+Error init_runtime();
+
+// Sleeps the calling coroutine. Returns an error if it was interrupted.
+Error sleep_us(utime_t us);
+void yield_now();
+
+// The per-coroutine context id that logs and errors carry (8 characters,
+// [0-9a-z]), e.g. "k2j8x0ab". The primordial coroutine starts with one too.
+std::string new_context_id();
+const std::string& context_id();
+void set_context_id(const std::string& cid);
+
+}  // namespace srs

@@ -1,0 +1,192 @@
+// The io layer over the runtime: coroutine objects, TCP/UDP with timeouts,
+// and signals delivered through the pipe.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <functional>
+#include <memory>
+
+#include "io/coroutine.hpp"
+#include "io/runtime.hpp"
+#include "io/signal_pipe.hpp"
+#include "io/socket.hpp"
+
+using namespace srs;
+
+namespace {
+
+class IoTest : public ::testing::Test {
+  protected:
+    void SetUp() override { ASSERT_TRUE(init_runtime().ok()); }
+};
+
+// Runs a lambda as a coroutine.
+class FnHandler : public CoroutineHandler {
+  public:
+    explicit FnHandler(std::function<Error()> fn) : fn_(std::move(fn)) {}
+    Error cycle() override { return fn_(); }
+
+  private:
+    std::function<Error()> fn_;
+};
+
+}  // namespace
+
+TEST_F(IoTest, CoroutineRunsAndReturnsItsError) {
+    FnHandler h([] { return SRS_ERR(kErrorSocketRead, "from coroutine"); });
+    Coroutine co("t", &h);
+    ASSERT_TRUE(co.start().ok());
+    EXPECT_EQ(co.cid().size(), 8u);
+    co.stop();
+    Error err = co.take_error();
+    EXPECT_EQ(err.code(), kErrorSocketRead);
+}
+
+TEST_F(IoTest, StopInterruptsABlockedLoopAndPullFails) {
+    int loops = 0;
+    Coroutine* self = nullptr;
+    FnHandler h([&] {
+        while (true) {
+            if (Error err = self->pull(); !err.ok()) return err;
+            loops++;
+            if (Error err = sleep_us(10 * kUsPerSecond); !err.ok()) return SRS_WRAP(err, "sleep");
+        }
+    });
+    Coroutine co("sleeper", &h);
+    self = &co;
+    ASSERT_TRUE(co.start().ok());
+    yield_now();
+    utime_t t0 = monotonic_us();
+    co.stop();
+    EXPECT_LT(monotonic_us() - t0, 1 * kUsPerSecond);
+    EXPECT_EQ(loops, 1);
+    EXPECT_EQ(co.take_error().code(), kErrorThreadInterrupted);
+}
+
+TEST_F(IoTest, ContextIdFollowsTheCoroutine) {
+    std::string seen;
+    FnHandler h([&] {
+        seen = context_id();
+        return Error();
+    });
+    Coroutine co("cid", &h, "fixedcid");
+    ASSERT_TRUE(co.start().ok());
+    co.stop();
+    EXPECT_EQ(seen, "fixedcid");
+    EXPECT_NE(context_id(), "fixedcid");
+    EXPECT_EQ(std::string(current_context_id()), context_id());
+}
+
+TEST_F(IoTest, CondWaitTimesOutAndSignals) {
+    CoCond cond;
+    utime_t t0 = monotonic_us();
+    EXPECT_FALSE(cond.wait(20 * kUsPerMs));
+    EXPECT_GE(monotonic_us() - t0, 15 * kUsPerMs);
+    bool woke = false;
+    FnHandler h([&] {
+        woke = cond.wait(5 * kUsPerSecond);
+        return Error();
+    });
+    Coroutine co("waiter", &h);
+    ASSERT_TRUE(co.start().ok());
+    yield_now();
+    cond.signal();
+    yield_now();  // let the waiter run before stop() interrupts it
+    co.stop();
+    EXPECT_TRUE(woke);
+}
+
+TEST_F(IoTest, TcpEchoWithTimeouts) {
+    TcpListener listener("127.0.0.1", 0);
+    ASSERT_TRUE(listener.listen().ok());
+    ASSERT_GT(listener.port(), 0);
+
+    FnHandler server([&]() -> Error {
+        TcpConn* raw = nullptr;
+        if (Error err = listener.accept(&raw, 5 * kUsPerSecond); !err.ok()) return err;
+        std::unique_ptr<TcpConn> conn(raw);
+        char buf[5];
+        if (Error err = conn->read_fully(buf, 5); !err.ok()) return err;
+        struct iovec iov[2] = {{buf, 2}, {buf + 2, 3}};
+        return conn->writev(iov, 2);
+    });
+    Coroutine co("server", &server);
+    ASSERT_TRUE(co.start().ok());
+
+    TcpConn* raw = nullptr;
+    ASSERT_TRUE(TcpConn::connect("127.0.0.1", listener.port(), kUsPerSecond, &raw).ok());
+    std::unique_ptr<TcpConn> client(raw);
+    EXPECT_EQ(client->peer().port, listener.port());
+    ASSERT_TRUE(client->write("hello", 5).ok());
+    char out[5];
+    client->set_recv_timeout(5 * kUsPerSecond);
+    ASSERT_TRUE(client->read_fully(out, 5).ok());
+    EXPECT_EQ(std::string(out, 5), "hello");
+    co.stop();
+    EXPECT_TRUE(co.take_error().ok());
+
+    // Nothing more comes: the server closed after echoing.
+    size_t n = 0;
+    EXPECT_EQ(client->read(out, 1, &n).code(), kErrorSocketClosed);
+}
+
+TEST_F(IoTest, ReadTimeoutIsReported) {
+    TcpListener listener("127.0.0.1", 0);
+    ASSERT_TRUE(listener.listen().ok());
+    TcpConn* raw = nullptr;
+    ASSERT_TRUE(TcpConn::connect("127.0.0.1", listener.port(), kUsPerSecond, &raw).ok());
+    std::unique_ptr<TcpConn> client(raw);
+    client->set_recv_timeout(30 * kUsPerMs);
+    char c;
+    size_t n;
+    utime_t t0 = monotonic_us();
+    EXPECT_EQ(client->read(&c, 1, &n).code(), kErrorSocketTimeout);
+    EXPECT_GE(monotonic_us() - t0, 25 * kUsPerMs);
+}
+
+TEST_F(IoTest, ConnectRefusedAndBadAddress) {
+    TcpConn* raw = nullptr;
+    // Port 1 on loopback: nothing listens there.
+    EXPECT_EQ(TcpConn::connect("127.0.0.1", 1, kUsPerSecond, &raw).code(), kErrorSocketConnect);
+    EXPECT_EQ(TcpConn::connect("not-an-ip", 80, kUsPerSecond, &raw).code(), kErrorSocketCreate);
+}
+
+TEST_F(IoTest, TwoListenersShareAPortWithReusePort) {
+    TcpListener a("127.0.0.1", 0);
+    ASSERT_TRUE(a.listen().ok());
+    TcpListener b("127.0.0.1", a.port());
+    EXPECT_TRUE(b.listen().ok());
+}
+
+TEST_F(IoTest, UdpRoundTrip) {
+    UdpSocket* a_raw = nullptr;
+    UdpSocket* b_raw = nullptr;
+    ASSERT_TRUE(UdpSocket::bind("127.0.0.1", 0, &a_raw).ok());
+    ASSERT_TRUE(UdpSocket::bind("127.0.0.1", 0, &b_raw).ok());
+    std::unique_ptr<UdpSocket> a(a_raw), b(b_raw);
+    sockaddr_storage to;
+    socklen_t tolen;
+    ASSERT_TRUE(make_sockaddr("127.0.0.1", b->port(), &to, &tolen).ok());
+    ASSERT_TRUE(a->sendto("ping", 4, reinterpret_cast<sockaddr*>(&to), tolen).ok());
+    char buf[16];
+    size_t n = 0;
+    sockaddr_storage from;
+    socklen_t fromlen;
+    ASSERT_TRUE(b->recvfrom(buf, sizeof(buf), &n, &from, &fromlen, kUsPerSecond).ok());
+    EXPECT_EQ(std::string(buf, n), "ping");
+    EXPECT_EQ(endpoint_of(reinterpret_cast<sockaddr*>(&from)).port, a->port());
+    EXPECT_EQ(b->recvfrom(buf, sizeof(buf), &n, &from, &fromlen, 20 * kUsPerMs).code(), kErrorSocketTimeout);
+}
+
+TEST_F(IoTest, SignalArrivesThroughThePipe) {
+    SignalPipe pipe;
+    ASSERT_TRUE(pipe.open({SIGUSR2}).ok());
+    int signo = -1;
+    ASSERT_TRUE(pipe.wait(&signo, 10 * kUsPerMs).ok());
+    EXPECT_EQ(signo, 0);  // timeout
+    kill(getpid(), SIGUSR2);
+    ASSERT_TRUE(pipe.wait(&signo, kUsPerSecond).ok());
+    EXPECT_EQ(signo, SIGUSR2);
+    signal(SIGUSR2, SIG_DFL);
+}
