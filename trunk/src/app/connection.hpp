@@ -1,0 +1,84 @@
+// Connections and their owner.
+//
+// A Connection is one accepted client served by its own coroutine. The
+// ConnectionManager owns every connection: it starts them, counts them for
+// max_connections, kicks them (API, shutdown), and frees them after their
+// coroutine ended. A coroutine cannot free its own stack, so a finished
+// connection is handed to the manager's disposer coroutine, which joins and
+// deletes it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/coroutine.hpp"
+#include "io/socket.hpp"
+
+namespace srs {
+
+class ConnectionManager;
+
+class Connection : public CoroutineHandler {
+  public:
+    // Takes ownership of sock.
+    Connection(ConnectionManager* manager, TcpConn* sock, std::string kind);
+    ~Connection() override;
+
+    Error start();
+    // Asks the connection to end (kick); its coroutine ends at its next wait.
+    void expire();
+    const std::string& cid() const { return coroutine_.cid(); }
+    const std::string& kind() const { return kind_; }
+    const Endpoint& peer() const { return sock_->peer(); }
+    TcpConn* socket() { return sock_.get(); }
+    utime_t start_time_us() const { return start_us_; }
+
+  protected:
+    // The protocol loop. Returning ends the connection; an error is logged
+    // once by the manager's side (a closed peer is logged as a plain close).
+    virtual Error serve() = 0;
+    Error pull() const { return coroutine_.pull(); }
+
+  private:
+    Error cycle() final;
+    ConnectionManager* manager_;
+    std::unique_ptr<TcpConn> sock_;
+    std::string kind_;
+    Coroutine coroutine_;
+    utime_t start_us_;
+};
+
+class ConnectionManager : public CoroutineHandler {
+  public:
+    ConnectionManager();
+    ~ConnectionManager() override;
+
+    Error start();
+    // Stops and frees every connection, then the disposer.
+    void stop();
+    // Takes ownership and starts the connection; on failure it is freed.
+    Error add(Connection* conn);
+    size_t size() const { return live_.size(); }
+    Connection* find(const std::string& cid) const;
+    std::vector<Connection*> connections() const;
+    // Asks every connection to end.
+    void expire_all();
+    // Called by a connection's coroutine as its last act.
+    void on_finished(Connection* conn);
+    uint64_t total_accepted() const { return total_; }
+
+  private:
+    Error cycle() override;
+    void dispose_zombies();
+    std::map<std::string, Connection*> live_;
+    std::vector<Connection*> zombies_;
+    CoCond zombie_cond_;
+    Coroutine disposer_;
+    uint64_t total_ = 0;
+};
+
+}  // namespace srs

@@ -1,0 +1,170 @@
+#include "app/server.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include "app/drain_connection.hpp"
+#include "core/log.hpp"
+#include "io/runtime.hpp"
+
+namespace srs {
+
+Server::Server(std::unique_ptr<Config> config, std::string conf_path)
+    : config_(std::move(config)), conf_path_(std::move(conf_path)), parent_pid_(getppid()) {}
+
+Server::~Server() {
+    close_listeners();
+    connections_.stop();
+}
+
+Error Server::initialize() {
+    if (Error err = signals_.open({SIGHUP, SIGUSR1, SIGUSR2, SIGTERM, SIGINT, SIGQUIT}); !err.ok()) {
+        return SRS_WRAP(err, "signals");
+    }
+    if (Error err = connections_.start(); !err.ok()) return SRS_WRAP(err, "connection manager");
+    if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
+    return Error();
+}
+
+Error Server::listen_rtmp() {
+    // Open the new set before closing the old one, so a reload that keeps a
+    // port never refuses clients (SO_REUSEPORT lets both bind), and a reload
+    // whose ports cannot be bound keeps the old listeners.
+    std::vector<std::unique_ptr<TcpAcceptor>> fresh;
+    for (const auto& ep : config_->listen_endpoints()) {
+        std::unique_ptr<TcpAcceptor> acceptor(new TcpAcceptor("RTMP", ep.ip, ep.port, this));
+        if (Error err = acceptor->listen(); !err.ok()) return err;
+        fresh.push_back(std::move(acceptor));
+    }
+    close_listeners();
+    rtmp_listeners_ = std::move(fresh);
+    return Error();
+}
+
+void Server::close_listeners() {
+    for (auto& l : rtmp_listeners_) l->close();
+    rtmp_listeners_.clear();
+}
+
+void Server::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
+    std::unique_ptr<TcpConn> sock(conn);
+    size_t limit = static_cast<size_t>(config_->max_connections());
+    if (connections_.size() >= limit) {
+        srs_warn("drop %s client %s: max_connections=%zu reached", acceptor->kind().c_str(),
+                 sock->peer().to_string().c_str(), limit);
+        return;  // closes the socket
+    }
+    // Until the RTMP protocol lands, clients are held and drained.
+    Connection* c = new DrainConnection(&connections_, sock.release(), acceptor->kind());
+    if (Error err = connections_.add(c); !err.ok()) {
+        srs_error("accept %s client: %s", acceptor->kind().c_str(), err.describe().c_str());
+    }
+}
+
+Error Server::run() {
+    while (quit_ == QuitMode::kNone) {
+        int signo = 0;
+        // Wake once a second for the parent check (asprocess).
+        if (Error err = signals_.wait(&signo, 1000 * kUsPerMs); !err.ok()) return SRS_WRAP(err, "signal loop");
+        if (signo) on_signal(signo);
+        if (config_->asprocess()) check_parent();
+    }
+    if (quit_ == QuitMode::kGraceful) graceful_quit();
+    close_listeners();
+    connections_.stop();
+    srs_trace("server stopped");
+    return Error();
+}
+
+void Server::on_signal(int signo) {
+    switch (signo) {
+        case SIGHUP:
+            srs_trace("SIGHUP: reload %s", conf_path_.c_str());
+            if (Error err = reload(); !err.ok()) {
+                srs_error("reload failed, keep the running config: %s", err.describe().c_str());
+            }
+            break;
+        case SIGUSR1:
+            srs_trace("SIGUSR1: reopen log");
+            reopen_log();
+            break;
+        case SIGTERM:
+            if (config_->force_grace_quit()) {
+                srs_trace("SIGTERM: force_grace_quit on, quit gracefully");
+                quit_ = QuitMode::kGraceful;
+            } else {
+                srs_trace("SIGTERM: fast quit");
+                quit_ = QuitMode::kFast;
+            }
+            break;
+        case SIGINT:
+            srs_trace("SIGINT: fast quit");
+            quit_ = QuitMode::kFast;
+            break;
+        case SIGQUIT:
+            srs_trace("SIGQUIT: graceful quit");
+            quit_ = QuitMode::kGraceful;
+            break;
+        default:
+            srs_warn("signal %d ignored", signo);
+            break;
+    }
+}
+
+void Server::graceful_quit() {
+    // Give load balancers time to stop sending clients, then stop accepting
+    // and let the connections finish, at most grace_final_wait.
+    utime_t start_wait = config_->grace_start_wait_ms() * kUsPerMs;
+    srs_trace("graceful quit: wait %d ms before closing listeners", (int)(start_wait / kUsPerMs));
+    if (Error err = sleep_us(start_wait); !err.ok()) err.ignore();
+    close_listeners();
+    utime_t deadline = monotonic_us() + config_->grace_final_wait_ms() * kUsPerMs;
+    while (connections_.size() > 0 && monotonic_us() < deadline) {
+        if (Error err = sleep_us(100 * kUsPerMs); !err.ok()) {
+            err.ignore();
+            break;
+        }
+    }
+    srs_trace("graceful quit: %zu connections left, closing them", connections_.size());
+}
+
+void Server::check_parent() {
+    if (getppid() != parent_pid_) {
+        srs_trace("asprocess: parent %d is gone, quit", (int)parent_pid_);
+        quit_ = QuitMode::kFast;
+    }
+}
+
+void Server::reopen_log() {
+    if (Error err = Logger::instance().reopen(); !err.ok()) {
+        // Nowhere better to say it than the old log.
+        srs_error("reopen log: %s", err.describe().c_str());
+    }
+}
+
+Error Server::reload() {
+    if (conf_path_.empty()) return SRS_ERR(kErrorConfigInvalid, "no config file to reload (started with -e)");
+    std::unique_ptr<Config> fresh;
+    if (Error err = Config::load_file(conf_path_, &fresh); !err.ok()) return SRS_WRAP(err, "reload");
+    for (const auto& w : fresh->warnings()) srs_warn("%s", w.c_str());
+
+    std::vector<std::string> changed = Config::diff(*config_, *fresh);
+    bool relisten = false;
+    for (const auto& path : changed) {
+        if (!Config::reloadable(path)) {
+            srs_warn("reload: %s changed, takes effect after a restart", path.c_str());
+        } else {
+            srs_trace("reload: %s changed", path.c_str());
+        }
+        if (path == "listen") relisten = true;
+    }
+    // The new tree becomes the running one; readers get values from it.
+    config_ = std::move(fresh);
+    if (relisten) {
+        if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "reload listen");
+    }
+    srs_trace("reload done, %zu changes", changed.size());
+    return Error();
+}
+
+}  // namespace srs

@@ -1,0 +1,55 @@
+// The server object: owns the config, the listeners, every connection and
+// the signal loop. Everything long-lived hangs off it (no other global state
+// but the logger), so shutdown frees it all and leak checkers see it alive.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/config.hpp"
+#include "app/connection.hpp"
+#include "app/tcp_acceptor.hpp"
+#include "core/error.hpp"
+#include "io/signal_pipe.hpp"
+
+namespace srs {
+
+class Server : public TcpClientHandler {
+  public:
+    // conf_path: where SIGHUP reloads from ("" when running from env only).
+    Server(std::unique_ptr<Config> config, std::string conf_path);
+    ~Server() override;
+
+    // Opens listeners and starts the coroutines. Call after init_runtime().
+    Error initialize();
+    // Runs until a quit signal; returns after everything was stopped.
+    Error run();
+
+    const Config& config() const { return *config_; }
+    ConnectionManager& connections() { return connections_; }
+
+    // Signal actions, also used by the API.
+    Error reload();
+    void reopen_log();
+
+    void on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) override;
+
+  private:
+    enum class QuitMode { kNone, kFast, kGraceful };
+    Error listen_rtmp();
+    void close_listeners();
+    void on_signal(int signo);
+    void graceful_quit();
+    void check_parent();
+
+    std::unique_ptr<Config> config_;
+    std::string conf_path_;
+    std::vector<std::unique_ptr<TcpAcceptor>> rtmp_listeners_;
+    ConnectionManager connections_;
+    SignalPipe signals_;
+    QuitMode quit_ = QuitMode::kNone;
+    pid_t parent_pid_;
+};
+
+}  // namespace srs
