@@ -1,0 +1,607 @@
+// Unit tests of protocol/rtmp_handshake: server against client in memory (simple
+// and complex, whole and in pieces), a real C0C1 from ffmpeg and its broken
+// variants, version errors, truncated input, and reads that end at a guard page.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "protocol/rtmp_handshake.hpp"
+
+using namespace srs;
+namespace hs = srs::rtmp_handshake_detail;
+
+namespace {
+
+// C0C1 sent by ffmpeg 5.1.9 (Debian 12) publishing to rtmp://127.0.0.1:PORT/live/x,
+// captured by a socket server that read 1537 bytes. C1 version 9.0.124.2, digest
+// in schema 1 at offset 494, signed with the 30-byte Flash Player key.
+const uint8_t kFfmpegC0C1[kRtmpC0C1Size] = {
+    0x03, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x7c, 0x02, 0xf7, 0x78, 0x55, 0x1e, 0xce, 0xab, 0x8e,
+    0x1e, 0x36, 0x2f, 0x07, 0xc5, 0x86, 0x8a, 0x70, 0xb2, 0x66, 0xd4, 0x02, 0x20, 0xe5, 0x08, 0x61,
+    0x18, 0xa2, 0x2e, 0x36, 0x97, 0xd5, 0xfc, 0x2b, 0x63, 0x29, 0xc2, 0x2e, 0xe7, 0xc7, 0xc9, 0xb0,
+    0xb5, 0xb3, 0x45, 0xdf, 0xa8, 0x39, 0x8f, 0xea, 0x3b, 0xc8, 0x79, 0x20, 0x8a, 0x10, 0x68, 0x42,
+    0x5a, 0xa1, 0x17, 0x4c, 0xb5, 0x72, 0x58, 0xcf, 0xeb, 0xe2, 0x4d, 0xa4, 0x2e, 0xc4, 0xff, 0x9d,
+    0xa1, 0x9c, 0x7b, 0x40, 0x6f, 0x18, 0xc9, 0x5b, 0xfd, 0xd0, 0x4e, 0xe4, 0x8b, 0x6f, 0x83, 0x32,
+    0x14, 0xa4, 0x7b, 0x8b, 0xf6, 0x8e, 0xb0, 0x52, 0x54, 0xe2, 0x5a, 0xe9, 0xa9, 0xa8, 0xb4, 0x96,
+    0xc5, 0x49, 0x6f, 0x6e, 0x9c, 0xd7, 0xc6, 0x8c, 0xb6, 0xbc, 0xc8, 0x41, 0x69, 0xe6, 0x7f, 0x3e,
+    0x37, 0x2f, 0xfe, 0x18, 0x6d, 0xa8, 0x51, 0x38, 0x62, 0xc5, 0xaf, 0xde, 0xb5, 0xa1, 0x21, 0x8a,
+    0x86, 0x0b, 0xac, 0xcd, 0xd8, 0x69, 0xb2, 0x53, 0xdb, 0xab, 0x8a, 0x0e, 0xfb, 0x59, 0xa4, 0x8c,
+    0x44, 0x20, 0x99, 0x87, 0x5e, 0x55, 0xb7, 0x4f, 0xd0, 0x7a, 0x1b, 0x69, 0xaf, 0x30, 0x3e, 0x09,
+    0x98, 0x73, 0xcb, 0x77, 0xe2, 0xd9, 0xe2, 0xc4, 0x74, 0x1e, 0xb1, 0xf5, 0x06, 0xa7, 0xf0, 0xb2,
+    0x96, 0x2a, 0xf9, 0x1f, 0x50, 0x51, 0xc8, 0x90, 0xa3, 0x20, 0x99, 0x4f, 0x4c, 0x8b, 0x36, 0xa0,
+    0x1f, 0xa9, 0xc0, 0xf1, 0x5f, 0x4b, 0x7c, 0xf7, 0xb6, 0xc3, 0x81, 0x7d, 0xa6, 0x09, 0x18, 0x61,
+    0x1d, 0x3b, 0x02, 0xff, 0x7c, 0xc9, 0x40, 0x38, 0x93, 0x75, 0x37, 0xd3, 0x38, 0x2e, 0x41, 0x6b,
+    0xd5, 0x75, 0x77, 0x83, 0x4d, 0xf9, 0xca, 0xf7, 0x48, 0x35, 0x21, 0x50, 0xce, 0x92, 0xd0, 0xdb,
+    0xb4, 0x0e, 0x87, 0x1f, 0xc3, 0x64, 0xe1, 0x8b, 0x7e, 0x35, 0x69, 0xe3, 0x98, 0x76, 0xc1, 0xae,
+    0x0c, 0xb7, 0x9f, 0xf6, 0xd7, 0xab, 0x32, 0xf9, 0xf0, 0x11, 0x86, 0x9c, 0x8d, 0xa4, 0x19, 0x1e,
+    0xf4, 0x6d, 0x3c, 0x1b, 0xc6, 0xb7, 0x2d, 0x83, 0x81, 0x2f, 0x22, 0x43, 0xd1, 0x75, 0x2a, 0x41,
+    0x26, 0x32, 0xd6, 0x6a, 0x20, 0x75, 0xf5, 0xd3, 0x02, 0xf4, 0x5c, 0xdf, 0x2b, 0x98, 0xb8, 0x02,
+    0xb7, 0x98, 0x05, 0xdc, 0x48, 0x37, 0xd8, 0x4e, 0xde, 0xd1, 0xcc, 0x42, 0xcb, 0xa7, 0xee, 0xc3,
+    0x13, 0x7b, 0xf8, 0x6d, 0xd0, 0xb2, 0xd7, 0xf6, 0x24, 0xd5, 0x21, 0xa3, 0xff, 0x65, 0x5b, 0xcf,
+    0x0d, 0xf4, 0x10, 0x13, 0x41, 0xd2, 0x30, 0xe9, 0x46, 0x51, 0x62, 0x8e, 0x45, 0xa7, 0xab, 0xf8,
+    0x18, 0x31, 0x01, 0xce, 0x98, 0x1e, 0x5e, 0x86, 0xa6, 0xfa, 0xec, 0x5c, 0x79, 0xaa, 0x7e, 0xc7,
+    0x18, 0x1e, 0xa4, 0x59, 0xed, 0x96, 0x6e, 0x0c, 0x93, 0x2a, 0x6f, 0x9e, 0x4b, 0xf5, 0x54, 0xab,
+    0x7b, 0x1c, 0x90, 0x5c, 0xde, 0x05, 0x4e, 0xd4, 0x0d, 0x2f, 0xb8, 0x9b, 0xbf, 0xc6, 0x57, 0x52,
+    0xe5, 0x8c, 0xfd, 0xe4, 0xf2, 0xa0, 0x4d, 0xc3, 0xad, 0x1e, 0x5e, 0xf4, 0xfc, 0x64, 0xd5, 0x7b,
+    0x07, 0x1c, 0x14, 0x14, 0x6a, 0x45, 0x1f, 0x6a, 0x04, 0x31, 0x56, 0xd2, 0x88, 0x0f, 0x59, 0x57,
+    0xd7, 0x8d, 0xfd, 0x3f, 0xf2, 0xb8, 0x80, 0xf6, 0x24, 0xac, 0x70, 0xf2, 0x70, 0x94, 0xf3, 0x77,
+    0x34, 0xea, 0xf1, 0x92, 0x4f, 0x66, 0xac, 0x3d, 0x64, 0x8a, 0xe2, 0x32, 0x93, 0x05, 0x44, 0xa4,
+    0x42, 0x0b, 0x65, 0xee, 0xd4, 0x69, 0x6f, 0x7f, 0x50, 0xfe, 0x05, 0xfc, 0x94, 0x85, 0x16, 0x65,
+    0x0b, 0xfb, 0x9b, 0x65, 0xf9, 0x53, 0xd8, 0x48, 0xe3, 0x45, 0x69, 0x65, 0xd0, 0xd7, 0x6b, 0x62,
+    0x7a, 0x84, 0xe3, 0x5e, 0x9d, 0xda, 0xbd, 0x8b, 0x43, 0xf0, 0xfa, 0xda, 0xee, 0x45, 0x8c, 0xdf,
+    0x59, 0xeb, 0xd7, 0x73, 0x92, 0x2e, 0x0a, 0xe5, 0x07, 0xd5, 0xe6, 0x40, 0x92, 0xe9, 0x0e, 0xc6,
+    0x7e, 0xd8, 0x43, 0x9e, 0x8f, 0x22, 0x1c, 0x75, 0x3a, 0x9f, 0x92, 0x16, 0xf1, 0xcb, 0x85, 0xb5,
+    0x10, 0x7b, 0xc7, 0xcc, 0x7c, 0x4f, 0xb2, 0xc3, 0xee, 0xd1, 0xaf, 0xc7, 0x09, 0xb1, 0x92, 0xf5,
+    0x0d, 0xe6, 0x9c, 0x1f, 0xfc, 0xa5, 0x65, 0x0e, 0xfb, 0x52, 0x3b, 0x5f, 0xab, 0x59, 0x97, 0xca,
+    0xc4, 0xb7, 0xef, 0x5a, 0xf2, 0xbf, 0x59, 0x73, 0xe6, 0x29, 0x3b, 0xae, 0x1f, 0xc1, 0xda, 0x49,
+    0x9b, 0xe5, 0x51, 0x50, 0x77, 0xde, 0x4d, 0xdb, 0x3f, 0x7f, 0xbc, 0xd7, 0x41, 0x71, 0x1c, 0x62,
+    0xb7, 0xd8, 0x03, 0xb8, 0xd0, 0x54, 0xcf, 0x57, 0x81, 0x82, 0x71, 0x4d, 0x1c, 0x44, 0x5b, 0xd6,
+    0x92, 0xba, 0x1b, 0x83, 0x9a, 0x09, 0xe7, 0x26, 0x6f, 0xc8, 0x5d, 0xaa, 0x8f, 0xad, 0x43, 0x3d,
+    0xab, 0xbd, 0x20, 0x6c, 0xde, 0x1e, 0xa5, 0x71, 0x77, 0x0c, 0x6b, 0xfa, 0x79, 0x56, 0xc2, 0x66,
+    0xee, 0x84, 0x35, 0xeb, 0x01, 0xca, 0xa6, 0xf5, 0x83, 0xc0, 0xd8, 0x3c, 0x33, 0xee, 0xfc, 0xf3,
+    0xf9, 0x7d, 0xb9, 0x17, 0xbd, 0xb2, 0x99, 0xf8, 0xa8, 0x9f, 0xb8, 0x86, 0x0a, 0xb1, 0xcd, 0x64,
+    0x4c, 0x1e, 0x82, 0xcc, 0xe1, 0x32, 0x3a, 0x9e, 0xb7, 0x9d, 0x25, 0xf5, 0xdc, 0x57, 0x0b, 0x70,
+    0xb4, 0x0b, 0xb2, 0x00, 0x61, 0x74, 0x33, 0x53, 0xd0, 0x53, 0x6e, 0xcd, 0xab, 0xd8, 0x2f, 0x22,
+    0x77, 0x75, 0x62, 0x28, 0xcb, 0x54, 0xfe, 0x69, 0x32, 0xc4, 0xc9, 0xbd, 0x13, 0x0d, 0x2b, 0xfc,
+    0x70, 0x0b, 0xf5, 0xd8, 0x5d, 0xa6, 0x94, 0x6e, 0x96, 0xf8, 0x2e, 0x0a, 0xfd, 0x8e, 0x9c, 0x20,
+    0xcf, 0xea, 0xbf, 0x9a, 0x6a, 0x18, 0x9b, 0xb1, 0x7b, 0xbe, 0xf5, 0x39, 0xd1, 0xd9, 0xe7, 0x3e,
+    0xe9, 0x66, 0xfc, 0xb5, 0xd6, 0xbd, 0xbf, 0x98, 0x44, 0x4d, 0xe8, 0x65, 0xbe, 0x16, 0x05, 0xe3,
+    0x40, 0x87, 0xb3, 0x4c, 0xdf, 0x04, 0xe3, 0xaf, 0xf5, 0x5b, 0xd4, 0x13, 0x7c, 0x52, 0x2d, 0x2e,
+    0x3c, 0x7b, 0xf2, 0x63, 0x4d, 0xb3, 0x26, 0xb2, 0x2a, 0x47, 0x4d, 0xb7, 0xf8, 0xa0, 0x95, 0x2a,
+    0xb3, 0x51, 0x0d, 0xe5, 0x55, 0x39, 0x6c, 0x18, 0xa3, 0x78, 0xa8, 0x39, 0x0b, 0x73, 0xbf, 0xf7,
+    0x77, 0x2f, 0xb2, 0x76, 0x0f, 0xa5, 0x78, 0x6a, 0x3b, 0x04, 0x59, 0xc4, 0x5a, 0x1d, 0x1b, 0x0d,
+    0xff, 0x4c, 0xbb, 0xb6, 0x5d, 0xa0, 0xed, 0x34, 0xf3, 0x21, 0x16, 0xc3, 0xc2, 0xcc, 0x2b, 0x95,
+    0x82, 0x51, 0x11, 0xbc, 0xfb, 0xb2, 0x46, 0xc1, 0x50, 0x5a, 0xa0, 0x0c, 0x97, 0x0d, 0x06, 0xd7,
+    0x6c, 0xc9, 0x50, 0xce, 0x36, 0x8b, 0x22, 0x0d, 0xb2, 0x04, 0x87, 0xcb, 0xa0, 0x2b, 0xb1, 0xfc,
+    0x54, 0xb3, 0x65, 0x67, 0xb4, 0x29, 0x13, 0xd6, 0xb8, 0x85, 0x06, 0x2c, 0xd7, 0x79, 0x56, 0x01,
+    0xd3, 0x1a, 0x4a, 0x8e, 0x6d, 0x56, 0x46, 0x7f, 0xa5, 0xc5, 0x21, 0x62, 0x67, 0x6f, 0xd5, 0x26,
+    0x12, 0x25, 0x13, 0xc3, 0xe4, 0x7f, 0x2e, 0x6d, 0x9d, 0x6a, 0x19, 0xc4, 0xf8, 0x79, 0x54, 0x31,
+    0xa9, 0x4c, 0xed, 0x03, 0x92, 0x21, 0xd2, 0x7a, 0xc6, 0x8a, 0x7a, 0x77, 0x0e, 0x93, 0x05, 0x25,
+    0x22, 0x71, 0x45, 0x9b, 0x71, 0xd0, 0x55, 0x05, 0xc4, 0x97, 0x7b, 0x70, 0xe9, 0x68, 0x51, 0x20,
+    0x8b, 0xac, 0xdc, 0xdf, 0x7e, 0x68, 0x2b, 0x38, 0x48, 0x84, 0x08, 0x80, 0xf1, 0xfe, 0xc2, 0xa3,
+    0x2f, 0xb1, 0x40, 0x68, 0x62, 0xbc, 0x83, 0xca, 0xd8, 0x9a, 0xdf, 0x72, 0x9f, 0x3b, 0xa6, 0xff,
+    0xd3, 0xfe, 0x80, 0x8e, 0x84, 0x03, 0xe7, 0xc6, 0xa0, 0xf6, 0xdc, 0xda, 0x32, 0x11, 0x89, 0x8f,
+    0x6f, 0x16, 0x50, 0x5b, 0x07, 0x8c, 0xc7, 0x8b, 0x80, 0xdb, 0x60, 0x0d, 0xed, 0x2f, 0x20, 0x0f,
+    0x25, 0xff, 0x5d, 0xcb, 0x31, 0xd3, 0x2c, 0xbe, 0x20, 0x56, 0xb8, 0xbd, 0xc3, 0x10, 0x91, 0x63,
+    0x1a, 0xbb, 0xd2, 0xac, 0x28, 0xd6, 0x1f, 0xe3, 0x24, 0x80, 0xec, 0x50, 0x35, 0xbb, 0xf3, 0x5f,
+    0x17, 0x33, 0x93, 0xf0, 0xd5, 0x9a, 0x21, 0xd2, 0x30, 0x0b, 0x2d, 0xb4, 0xb5, 0x9e, 0xaa, 0x63,
+    0xff, 0xe0, 0xf9, 0x3d, 0x65, 0xdc, 0x02, 0x85, 0x16, 0x90, 0x5f, 0x22, 0xa9, 0xc7, 0xdf, 0xf3,
+    0x87, 0xc4, 0xeb, 0x78, 0xc6, 0x30, 0x0e, 0x7e, 0xbb, 0xb2, 0xa6, 0x66, 0x3c, 0xfb, 0xe5, 0xa9,
+    0x97, 0x7c, 0xaf, 0x57, 0x64, 0xba, 0x3f, 0x0a, 0xba, 0x57, 0xdb, 0x4e, 0x60, 0x51, 0xe0, 0xae,
+    0xc6, 0xe0, 0x5b, 0x1b, 0xda, 0xa6, 0x49, 0xa9, 0x78, 0x75, 0xed, 0xbc, 0x40, 0xbc, 0xc4, 0x21,
+    0x4b, 0xb7, 0xfe, 0xf7, 0x27, 0x30, 0xd4, 0x36, 0x8a, 0xcb, 0xd3, 0xe1, 0x0a, 0xb4, 0xc7, 0x64,
+    0x2a, 0x1c, 0x53, 0xf9, 0x3c, 0xa2, 0x6d, 0xb9, 0xc7, 0x66, 0x55, 0x5b, 0xe2, 0x6f, 0xdf, 0xf0,
+    0xe2, 0xa7, 0x21, 0x42, 0x5b, 0x95, 0x76, 0x2b, 0x0b, 0x77, 0x6f, 0xd3, 0xe3, 0xeb, 0x17, 0x31,
+    0x3d, 0x53, 0x12, 0x9c, 0x9f, 0x34, 0x00, 0x3c, 0x99, 0xa5, 0x19, 0x6a, 0x8c, 0x6a, 0xac, 0xb6,
+    0xd6, 0x4b, 0x51, 0xdd, 0x98, 0xb2, 0x7c, 0x5b, 0x59, 0xa7, 0x0b, 0xd9, 0x41, 0xa1, 0xba, 0x03,
+    0x00, 0xfb, 0x74, 0x4c, 0xfc, 0x49, 0x9d, 0x99, 0x7e, 0x6d, 0x93, 0x39, 0x2d, 0x28, 0xa7, 0x67,
+    0xd1, 0x16, 0xdf, 0xbc, 0x2c, 0xb9, 0xeb, 0x40, 0x54, 0x0d, 0x11, 0xeb, 0x30, 0x4a, 0xd9, 0x32,
+    0x23, 0x86, 0xfd, 0xc5, 0x97, 0xd5, 0x5d, 0x3d, 0x1c, 0x67, 0xbc, 0x54, 0xdf, 0x35, 0x47, 0x9a,
+    0xfb, 0x19, 0xea, 0x2c, 0xd2, 0x04, 0xdd, 0x33, 0x1e, 0xfb, 0x49, 0xc1, 0xe1, 0x72, 0xf6, 0xbb,
+    0x89, 0xfb, 0xf5, 0x82, 0x07, 0xdc, 0xae, 0x6c, 0x12, 0xf8, 0xa7, 0x59, 0x8b, 0xef, 0x1e, 0x87,
+    0x2c, 0x0c, 0x35, 0xf2, 0x2b, 0x4c, 0x29, 0xdf, 0x10, 0xf9, 0xbb, 0x1a, 0xdd, 0x3a, 0xeb, 0x88,
+    0x7a, 0xb5, 0xfb, 0x38, 0xc0, 0x36, 0xb8, 0x83, 0x46, 0xf7, 0x61, 0xc4, 0x2f, 0x29, 0x5d, 0xfe,
+    0x0b, 0x43, 0x7d, 0xfb, 0x4f, 0x30, 0xa7, 0x12, 0x76, 0xab, 0x7d, 0x40, 0x9c, 0xe4, 0x24, 0x96,
+    0x3f, 0x9e, 0xbb, 0x4f, 0x1f, 0x47, 0xe5, 0x2b, 0x18, 0x78, 0x6f, 0x27, 0x9b, 0x5a, 0x87, 0x22,
+    0x6f, 0x66, 0x98, 0x1d, 0xd6, 0xd0, 0xad, 0x11, 0xf4, 0x9a, 0xf3, 0x10, 0x55, 0xff, 0x69, 0x71,
+    0x0f, 0xda, 0x34, 0x57, 0xc4, 0xb7, 0x85, 0x2d, 0xb2, 0xe3, 0x93, 0x6d, 0x07, 0x78, 0xbf, 0x87,
+    0x9f, 0x17, 0x34, 0xad, 0x3a, 0x24, 0xff, 0xb1, 0xae, 0x95, 0x84, 0x76, 0x0b, 0x9c, 0xb0, 0x45,
+    0x2a, 0x53, 0xba, 0x09, 0x62, 0xff, 0xe2, 0xf6, 0x05, 0xaf, 0x52, 0x83, 0x0b, 0xd2, 0x11, 0xa5,
+    0x48, 0x88, 0x94, 0xcc, 0x0b, 0x05, 0x22, 0x55, 0x04, 0x87, 0x11, 0xcd, 0x19, 0x85, 0x10, 0xa9,
+    0xe9, 0x43, 0xbf, 0x8b, 0x83, 0x91, 0x98, 0x45, 0x5f, 0xbd, 0x41, 0x07, 0x30, 0x05, 0xd3, 0x03,
+    0x99, 0x0b, 0x88, 0xd9, 0xb6, 0x36, 0x56, 0xd4, 0x3c, 0xfe, 0xc8, 0xed, 0x83, 0x74, 0x8f, 0x4b,
+    0x0f, 0x0f, 0xc5, 0x12, 0x02, 0x16, 0x79, 0x4b, 0x22, 0xa0, 0x54, 0xe5, 0xbc, 0x58, 0xab, 0xd8,
+    0xc4, 0x10, 0x96, 0x07, 0x08, 0x84, 0x39, 0x34, 0x53, 0xce, 0x50, 0x96, 0x94, 0xaf, 0xbe, 0xab,
+    0xe0
+};
+
+constexpr size_t kFfmpegDigestOffset = 494;  // inside C1 (add 1 for C0)
+
+std::string ffmpeg_c0c1() { return std::string(reinterpret_cast<const char*>(kFfmpegC0C1), sizeof(kFfmpegC0C1)); }
+
+const uint8_t* u8(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+uint8_t* u8(std::string* s) { return reinterpret_cast<uint8_t*>(&(*s)[0]); }
+
+// Feeds `in` in pieces of `piece` bytes (the last may be shorter) until the side
+// is done or the input ends; returns the bytes consumed. Every feed must succeed.
+template <typename Side>
+size_t feed_in_pieces(Side* side, const std::string& in, size_t piece) {
+    size_t total = 0;
+    for (size_t off = 0; off < in.size() && !side->done(); off += piece) {
+        size_t n = std::min(piece, in.size() - off);
+        size_t used = 0;
+        Error err = side->feed(u8(in) + off, n, &used);
+        EXPECT_TRUE(err.ok()) << err.describe();
+        EXPECT_LE(used, n);
+        total += used;
+        if (used < n) {
+            EXPECT_TRUE(side->done());
+            break;
+        }
+    }
+    return total;
+}
+
+struct Exchange {
+    std::string c0c1, s0s1s2, c2;
+    bool server_complex = false;
+    bool client_complex = false;
+};
+
+// A whole handshake in memory; each direction carries `extra` bytes after the
+// handshake, which must be left unconsumed.
+Exchange run_handshake(bool complex, size_t piece) {
+    const std::string extra = "\x03\x00\x00\x00chunk";
+    Exchange x;
+    RtmpHandshakeServer server;
+    RtmpHandshakeClient client;
+    x.c0c1 = client.start(complex);
+    EXPECT_EQ(x.c0c1.size(), kRtmpC0C1Size);
+    EXPECT_FALSE(client.has_output());
+
+    EXPECT_EQ(feed_in_pieces(&server, x.c0c1, piece), kRtmpC0C1Size);
+    EXPECT_FALSE(server.done());
+    EXPECT_TRUE(server.has_output());
+    x.s0s1s2 = server.take_output();
+    EXPECT_FALSE(server.has_output());
+    EXPECT_EQ(x.s0s1s2.size(), kRtmpS0S1S2Size);
+
+    EXPECT_EQ(feed_in_pieces(&client, x.s0s1s2 + extra, piece), kRtmpS0S1S2Size);
+    EXPECT_TRUE(client.done());
+    x.c2 = client.take_output();
+    EXPECT_EQ(x.c2.size(), kRtmpHandshakeBlockSize);
+
+    EXPECT_EQ(feed_in_pieces(&server, x.c2 + extra, piece), kRtmpHandshakeBlockSize);
+    EXPECT_TRUE(server.done());
+    size_t used = 99;
+    EXPECT_TRUE(server.feed(u8(extra), extra.size(), &used).ok());
+    EXPECT_EQ(used, 0u);  // done: consumes nothing more
+    x.server_complex = server.used_complex();
+    x.client_complex = client.used_complex();
+    return x;
+}
+
+void expect_simple(const Exchange& x) {
+    EXPECT_FALSE(x.server_complex);
+    EXPECT_FALSE(x.client_complex);
+    EXPECT_EQ(x.s0s1s2[0], 3);
+    EXPECT_EQ(x.s0s1s2.substr(5, 4), std::string(4, '\0'));                      // S1 zero field
+    EXPECT_EQ(x.s0s1s2.substr(1 + kRtmpHandshakeBlockSize), x.c0c1.substr(1));  // S2 echoes C1
+    EXPECT_EQ(x.c2, x.s0s1s2.substr(1, kRtmpHandshakeBlockSize));                // C2 echoes S1
+}
+
+void expect_complex(const Exchange& x) {
+    EXPECT_TRUE(x.server_complex);
+    EXPECT_TRUE(x.client_complex);
+    const uint8_t* c1 = u8(x.c0c1) + 1;
+    const uint8_t* s1 = u8(x.s0s1s2) + 1;
+    const uint8_t* s2 = s1 + kRtmpHandshakeBlockSize;
+    hs::Schema schema;
+    ASSERT_TRUE(hs::find_digest(c1, hs::kFlashPlayerKey, hs::kFlashPlayerKeyPrefix, &schema));
+    EXPECT_EQ(schema, hs::Schema::kDigestFirst);
+    hs::Schema s1_schema;
+    ASSERT_TRUE(hs::find_digest(s1, hs::kFlashMediaServerKey, hs::kFlashMediaServerKeyPrefix, &s1_schema));
+    EXPECT_EQ(s1_schema, schema);
+    const uint8_t* c1_digest = c1 + hs::digest_offset(c1, schema);
+    const uint8_t* s1_digest = s1 + hs::digest_offset(s1, schema);
+    EXPECT_TRUE(hs::verify_response(s2, c1_digest, hs::kFlashMediaServerKey, hs::kFlashMediaServerKeySize));
+    EXPECT_TRUE(hs::verify_response(u8(x.c2), s1_digest, hs::kFlashPlayerKey, hs::kFlashPlayerKeySize));
+    EXPECT_NE(x.s0s1s2.substr(1 + kRtmpHandshakeBlockSize), x.c0c1.substr(1));
+}
+
+// `size` bytes placed so that the byte after the last one is on a PROT_NONE page.
+class GuardedBytes {
+  public:
+    explicit GuardedBytes(const std::string& bytes) {
+        page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        pages_ = (bytes.size() + page_ - 1) / page_ + 1;
+        map_ = static_cast<uint8_t*>(
+            mmap(nullptr, pages_ * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        EXPECT_NE(map_, MAP_FAILED);
+        uint8_t* guard = map_ + (pages_ - 1) * page_;
+        EXPECT_EQ(mprotect(guard, page_, PROT_NONE), 0);
+        data_ = guard - bytes.size();
+        memcpy(data_, bytes.data(), bytes.size());
+    }
+    ~GuardedBytes() { munmap(map_, pages_ * page_); }
+    const uint8_t* data() const { return data_; }
+
+  private:
+    size_t page_ = 0, pages_ = 0;
+    uint8_t* map_ = nullptr;
+    uint8_t* data_ = nullptr;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------- server vs client
+
+TEST(RtmpHandshake, SimpleWhole) { expect_simple(run_handshake(false, 1 << 20)); }
+
+TEST(RtmpHandshake, ComplexWhole) { expect_complex(run_handshake(true, 1 << 20)); }
+
+TEST(RtmpHandshake, SimpleOneByteAtATime) { expect_simple(run_handshake(false, 1)); }
+
+TEST(RtmpHandshake, ComplexOneByteAtATime) { expect_complex(run_handshake(true, 1)); }
+
+TEST(RtmpHandshake, ComplexInOddPieces) {
+    for (size_t piece : {2u, 7u, 100u, 1000u, 1536u, 1537u, 1538u, 3072u, 3073u}) {
+        SCOPED_TRACE(piece);
+        expect_complex(run_handshake(true, piece));
+    }
+}
+
+TEST(RtmpHandshake, ServerStopsExactlyAfterC2) {
+    std::string in = ffmpeg_c0c1() + std::string(kRtmpHandshakeBlockSize, 'x') + "\x03\x00\x00\x00\x00";
+    RtmpHandshakeServer server;
+    size_t used = 0;
+    ASSERT_TRUE(server.feed(u8(in), in.size(), &used).ok());
+    EXPECT_EQ(used, kRtmpC0C1Size + kRtmpHandshakeBlockSize);
+    EXPECT_TRUE(server.done());
+    EXPECT_TRUE(server.used_complex());
+    EXPECT_EQ(server.take_output().size(), kRtmpS0S1S2Size);
+    EXPECT_EQ(server.take_output(), "");  // handed over once
+}
+
+TEST(RtmpHandshake, RandomSplitsConsumeExactlyTheHandshake) {
+    std::mt19937 rng(1234);
+    const std::string in = ffmpeg_c0c1() + std::string(kRtmpHandshakeBlockSize, 'c') + std::string(300, 'm');
+    for (int round = 0; round < 200; round++) {
+        RtmpHandshakeServer server;
+        size_t off = 0, total = 0;
+        while (off < in.size()) {
+            size_t n = std::min<size_t>(in.size() - off, 1 + rng() % 1600);
+            size_t used = 0;
+            ASSERT_TRUE(server.feed(u8(in) + off, n, &used).ok());
+            total += used;
+            off += n;  // what was not consumed belongs to the chunk stream
+        }
+        ASSERT_TRUE(server.done());
+        ASSERT_EQ(total, kRtmpC0C1Size + kRtmpHandshakeBlockSize);
+        ASSERT_TRUE(server.used_complex());
+    }
+}
+
+// ---------------------------------------------------------------- real ffmpeg C0C1
+
+TEST(RtmpHandshake, FfmpegC0C1IsComplex) {
+    const uint8_t* c1 = kFfmpegC0C1 + 1;
+    hs::Schema schema;
+    ASSERT_TRUE(hs::find_digest(c1, hs::kFlashPlayerKey, hs::kFlashPlayerKeyPrefix, &schema));
+    EXPECT_EQ(schema, hs::Schema::kDigestFirst);
+    EXPECT_EQ(hs::digest_offset(c1, schema), kFfmpegDigestOffset);
+    EXPECT_FALSE(hs::has_valid_digest(c1, hs::Schema::kKeyFirst, hs::kFlashPlayerKey, hs::kFlashPlayerKeyPrefix));
+
+    RtmpHandshakeServer server;
+    server.set_time(12345);
+    size_t used = 0;
+    ASSERT_TRUE(server.feed(kFfmpegC0C1, sizeof(kFfmpegC0C1), &used).ok());
+    EXPECT_EQ(used, kRtmpC0C1Size);
+    EXPECT_TRUE(server.used_complex());
+    EXPECT_EQ(server.client_version(), 0x09007c02u);
+    std::string out = server.take_output();
+    ASSERT_EQ(out.size(), kRtmpS0S1S2Size);
+    const uint8_t* s1 = u8(out) + 1;
+    const uint8_t* s2 = s1 + kRtmpHandshakeBlockSize;
+    EXPECT_EQ(out[0], 3);
+    EXPECT_EQ(s1[0] << 24 | s1[1] << 16 | s1[2] << 8 | s1[3], 12345);
+
+    // What ffmpeg checks when it plays: the S1 version major is 3 or more, the
+    // S1 digest (36-byte server key) is valid in one of the schemas, and S2 ends
+    // with HMAC(HMAC(68-byte server key, C1 digest), S2[0..1504)).
+    EXPECT_GE(s1[4], 3);
+    hs::Schema s1_schema;
+    ASSERT_TRUE(hs::find_digest(s1, hs::kFlashMediaServerKey, hs::kFlashMediaServerKeyPrefix, &s1_schema));
+    EXPECT_EQ(s1_schema, hs::Schema::kDigestFirst);
+    uint8_t temp_key[32], signature[32];
+    ASSERT_TRUE(hs::hmac_sha256(hs::kFlashMediaServerKey, hs::kFlashMediaServerKeySize, c1 + kFfmpegDigestOffset, 32,
+                                temp_key));
+    ASSERT_TRUE(hs::hmac_sha256(temp_key, 32, s2, kRtmpHandshakeBlockSize - 32, signature));
+    EXPECT_EQ(memcmp(signature, s2 + kRtmpHandshakeBlockSize - 32, 32), 0);
+    // The C1 digest is not signed with the server key, nor S1 with the player key.
+    EXPECT_FALSE(hs::find_digest(c1, hs::kFlashMediaServerKey, hs::kFlashMediaServerKeyPrefix, &schema));
+    EXPECT_FALSE(hs::find_digest(s1, hs::kFlashPlayerKey, hs::kFlashPlayerKeyPrefix, &schema));
+}
+
+TEST(RtmpHandshake, FfmpegC0C1WithCorruptDigestFallsBackToSimple) {
+    std::string in = ffmpeg_c0c1();
+    in[1 + kFfmpegDigestOffset + 5] ^= 0x01;
+    RtmpHandshakeServer server;
+    size_t used = 0;
+    ASSERT_TRUE(server.feed(u8(in), in.size(), &used).ok());
+    EXPECT_FALSE(server.used_complex());
+    std::string out = server.take_output();
+    ASSERT_EQ(out.size(), kRtmpS0S1S2Size);
+    EXPECT_EQ(out.substr(1 + kRtmpHandshakeBlockSize), in.substr(1));  // S2 echoes C1
+    EXPECT_EQ(out.substr(5, 4), std::string(4, '\0'));
+}
+
+TEST(RtmpHandshake, CorruptByteOutsideTheDigestAlsoFallsBack) {
+    std::string in = ffmpeg_c0c1();
+    in[1 + 1000] ^= 0x80;  // covered by the digest
+    RtmpHandshakeServer server;
+    size_t used = 0;
+    ASSERT_TRUE(server.feed(u8(in), in.size(), &used).ok());
+    EXPECT_FALSE(server.used_complex());
+}
+
+TEST(RtmpHandshake, VersionZeroIsSimpleEvenWithAValidDigest) {
+    std::string in = ffmpeg_c0c1();
+    memset(u8(&in) + 5, 0, 4);
+    ASSERT_TRUE(hs::write_digest(u8(&in) + 1, hs::Schema::kDigestFirst, hs::kFlashPlayerKey,
+                                 hs::kFlashPlayerKeyPrefix));
+    ASSERT_TRUE(hs::has_valid_digest(u8(in) + 1, hs::Schema::kDigestFirst, hs::kFlashPlayerKey,
+                                     hs::kFlashPlayerKeyPrefix));
+    RtmpHandshakeServer server;
+    size_t used = 0;
+    ASSERT_TRUE(server.feed(u8(in), in.size(), &used).ok());
+    EXPECT_FALSE(server.used_complex());
+    EXPECT_EQ(server.take_output().substr(1 + kRtmpHandshakeBlockSize), in.substr(1));
+}
+
+TEST(RtmpHandshake, Schema0C1IsAnsweredInSchema0) {
+    std::string in = ffmpeg_c0c1();
+    uint8_t* c1 = u8(&in) + 1;
+    ASSERT_TRUE(hs::write_digest(c1, hs::Schema::kKeyFirst, hs::kFlashPlayerKey, hs::kFlashPlayerKeyPrefix));
+    ASSERT_FALSE(hs::has_valid_digest(c1, hs::Schema::kDigestFirst, hs::kFlashPlayerKey, hs::kFlashPlayerKeyPrefix));
+    RtmpHandshakeServer server;
+    size_t used = 0;
+    ASSERT_TRUE(server.feed(u8(in), in.size(), &used).ok());
+    ASSERT_TRUE(server.used_complex());
+    std::string out = server.take_output();
+    const uint8_t* s1 = u8(out) + 1;
+    EXPECT_TRUE(hs::has_valid_digest(s1, hs::Schema::kKeyFirst, hs::kFlashMediaServerKey,
+                                     hs::kFlashMediaServerKeyPrefix));
+    const uint8_t* c1_digest = c1 + hs::digest_offset(c1, hs::Schema::kKeyFirst);
+    EXPECT_TRUE(hs::verify_response(s1 + kRtmpHandshakeBlockSize, c1_digest, hs::kFlashMediaServerKey,
+                                    hs::kFlashMediaServerKeySize));
+}
+
+// ---------------------------------------------------------------- errors and short input
+
+TEST(RtmpHandshake, BadC0IsAnError) {
+    for (uint8_t version : {0x00, 0x06, 0xF3, 0x04, 0xFF}) {
+        SCOPED_TRACE(static_cast<int>(version));
+        std::string in = ffmpeg_c0c1();
+        in[0] = static_cast<char>(version);
+        RtmpHandshakeServer server;
+        size_t used = 0;
+        Error err = server.feed(u8(in), in.size(), &used);
+        ASSERT_TRUE(err.failed());
+        EXPECT_EQ(err.code(), kErrorRtmpHandshakeVersion);
+        EXPECT_EQ(used, 1u);
+        EXPECT_FALSE(server.has_output());
+        EXPECT_FALSE(server.done());
+        Error again = server.feed(u8(in) + 1, in.size() - 1, &used);
+        EXPECT_EQ(again.code(), kErrorRtmpHandshakeState);
+        EXPECT_EQ(used, 0u);
+    }
+}
+
+TEST(RtmpHandshake, BadS0IsAnError) {
+    RtmpHandshakeServer server;
+    size_t used = 0;
+    ASSERT_TRUE(server.feed(kFfmpegC0C1, sizeof(kFfmpegC0C1), &used).ok());
+    std::string s0s1s2 = server.take_output();
+    s0s1s2[0] = 6;
+    RtmpHandshakeClient client;
+    client.start(true);
+    Error err = client.feed(u8(s0s1s2), s0s1s2.size(), &used);
+    ASSERT_TRUE(err.failed());
+    EXPECT_EQ(err.code(), kErrorRtmpHandshakeVersion);
+    EXPECT_FALSE(client.has_output());
+    EXPECT_EQ(client.feed(u8(s0s1s2), 1, &used).code(), kErrorRtmpHandshakeState);
+}
+
+TEST(RtmpHandshake, ClientFedBeforeStartIsAnError) {
+    RtmpHandshakeClient client;
+    size_t used = 7;
+    const uint8_t s0 = 3;
+    Error err = client.feed(&s0, 1, &used);
+    EXPECT_EQ(err.code(), kErrorRtmpHandshakeState);
+    EXPECT_EQ(used, 0u);
+}
+
+TEST(RtmpHandshake, TruncatedInputWaits) {
+    RtmpHandshakeServer server;
+    size_t used = 9;
+    ASSERT_TRUE(server.feed(nullptr, 0, &used).ok());
+    EXPECT_EQ(used, 0u);
+    ASSERT_TRUE(server.feed(kFfmpegC0C1, 1000, &used).ok());
+    EXPECT_EQ(used, 1000u);
+    EXPECT_FALSE(server.has_output());
+    EXPECT_FALSE(server.done());
+    ASSERT_TRUE(server.feed(kFfmpegC0C1 + 1000, 0, &used).ok());
+    EXPECT_EQ(used, 0u);
+    ASSERT_TRUE(server.feed(kFfmpegC0C1 + 1000, sizeof(kFfmpegC0C1) - 1000, &used).ok());
+    EXPECT_EQ(used, sizeof(kFfmpegC0C1) - 1000);
+    EXPECT_TRUE(server.has_output());
+    const std::string c2(kRtmpHandshakeBlockSize, 'c');
+    ASSERT_TRUE(server.feed(u8(c2), 100, &used).ok());
+    EXPECT_EQ(used, 100u);
+    EXPECT_FALSE(server.done());
+    ASSERT_TRUE(server.feed(u8(c2) + 100, c2.size() - 100, &used).ok());
+    EXPECT_EQ(used, c2.size() - 100);
+    EXPECT_TRUE(server.done());
+
+    std::string s0s1s2 = server.take_output();
+    RtmpHandshakeClient client;
+    client.start(true);
+    ASSERT_TRUE(client.feed(u8(s0s1s2), 1536, &used).ok());  // S0 and all of S1 but one byte
+    EXPECT_EQ(used, 1536u);
+    EXPECT_FALSE(client.has_output());
+    ASSERT_TRUE(client.feed(u8(s0s1s2) + 1536, 1, &used).ok());
+    EXPECT_TRUE(client.has_output());  // C2 may go as soon as S1 is in
+    EXPECT_FALSE(client.done());
+    ASSERT_TRUE(client.feed(u8(s0s1s2) + 1537, 1535, &used).ok());
+    EXPECT_FALSE(client.done());
+    ASSERT_TRUE(client.feed(u8(s0s1s2) + 3072, 1, &used).ok());
+    EXPECT_TRUE(client.done());
+}
+
+TEST(RtmpHandshake, InputEndingAtAGuardPage) {
+    const std::string c0c1 = ffmpeg_c0c1();
+    const std::string c2(kRtmpHandshakeBlockSize, 'c');
+    for (size_t cut : {size_t(1), size_t(494), size_t(1536), kRtmpC0C1Size}) {
+        SCOPED_TRACE(cut);
+        RtmpHandshakeServer server;
+        GuardedBytes head(c0c1.substr(0, cut));
+        size_t used = 0;
+        ASSERT_TRUE(server.feed(head.data(), cut, &used).ok());
+        EXPECT_EQ(used, cut);
+        if (cut < kRtmpC0C1Size) {
+            GuardedBytes rest(c0c1.substr(cut));
+            ASSERT_TRUE(server.feed(rest.data(), kRtmpC0C1Size - cut, &used).ok());
+            EXPECT_EQ(used, kRtmpC0C1Size - cut);
+        }
+        ASSERT_TRUE(server.used_complex());
+        GuardedBytes guarded_c2(c2);
+        ASSERT_TRUE(server.feed(guarded_c2.data(), c2.size(), &used).ok());
+        EXPECT_TRUE(server.done());
+
+        std::string s0s1s2 = server.take_output();
+        RtmpHandshakeClient client;
+        client.start(true);
+        GuardedBytes answer(s0s1s2);
+        ASSERT_TRUE(client.feed(answer.data(), s0s1s2.size(), &used).ok());
+        EXPECT_TRUE(client.done());
+    }
+    // A whole handshake in one buffer that ends at the guard page.
+    GuardedBytes all(c0c1 + c2);
+    RtmpHandshakeServer server;
+    size_t used = 0;
+    ASSERT_TRUE(server.feed(all.data(), c0c1.size() + c2.size(), &used).ok());
+    EXPECT_EQ(used, c0c1.size() + c2.size());
+    EXPECT_TRUE(server.done());
+}
+
+// ---------------------------------------------------------------- client specifics
+
+TEST(RtmpHandshake, ComplexClientAgainstSimpleServerFallsBack) {
+    // A simple server: C1 without a digest makes ours answer like one.
+    RtmpHandshakeClient simple_client;
+    std::string simple_c0c1 = simple_client.start(false);
+    EXPECT_EQ(simple_c0c1.substr(5, 4), std::string(4, '\0'));
+    RtmpHandshakeServer server;
+    size_t used = 0;
+    ASSERT_TRUE(server.feed(u8(simple_c0c1), simple_c0c1.size(), &used).ok());
+    ASSERT_FALSE(server.used_complex());
+    std::string s0s1s2 = server.take_output();
+
+    RtmpHandshakeClient client;
+    client.start(true);
+    ASSERT_TRUE(client.feed(u8(s0s1s2), s0s1s2.size(), &used).ok());
+    EXPECT_TRUE(client.done());
+    EXPECT_FALSE(client.used_complex());
+    EXPECT_EQ(client.server_version(), 0u);
+    EXPECT_EQ(client.take_output(), s0s1s2.substr(1, kRtmpHandshakeBlockSize));
+}
+
+TEST(RtmpHandshake, ComplexClientC1) {
+    RtmpHandshakeClient client;
+    client.set_time(777);
+    std::string c0c1 = client.start(true);
+    const uint8_t* c1 = u8(c0c1) + 1;
+    EXPECT_EQ(c0c1[0], 3);
+    EXPECT_EQ(c1[0] << 24 | c1[1] << 16 | c1[2] << 8 | c1[3], 777);
+    EXPECT_EQ(c1[4], 0x80);
+    EXPECT_TRUE(hs::has_valid_digest(c1, hs::Schema::kDigestFirst, hs::kFlashPlayerKey, hs::kFlashPlayerKeyPrefix));
+}
+
+// ---------------------------------------------------------------- digest helpers
+
+TEST(RtmpHandshakeDetail, HmacSha256KnownAnswer) {
+    // RFC 4231 test case 2.
+    const char* key = "Jefe";
+    const char* data = "what do ya want for nothing?";
+    const uint8_t expected[32] = {0x5b, 0xdc, 0xc1, 0x46, 0xbf, 0x60, 0x75, 0x4e, 0x6a, 0x04, 0x24,
+                                  0x26, 0x08, 0x95, 0x75, 0xc7, 0x5a, 0x00, 0x3f, 0x08, 0x9d, 0x27,
+                                  0x39, 0x83, 0x9d, 0xec, 0x58, 0xb9, 0x64, 0xec, 0x38, 0x43};
+    uint8_t out[32];
+    ASSERT_TRUE(hs::hmac_sha256(key, strlen(key), data, strlen(data), out));
+    EXPECT_EQ(memcmp(out, expected, 32), 0);
+}
+
+TEST(RtmpHandshakeDetail, KeysAreTheWellKnownOnes) {
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(hs::kFlashPlayerKey), hs::kFlashPlayerKeyPrefix),
+              "Genuine Adobe Flash Player 001");
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(hs::kFlashMediaServerKey), hs::kFlashMediaServerKeyPrefix),
+              "Genuine Adobe Flash Media Server 001");
+    EXPECT_EQ(memcmp(hs::kFlashPlayerKey + 30, hs::kFlashMediaServerKey + 36, 32), 0);
+    EXPECT_EQ(hs::kFlashPlayerKey[30], 0xF0);
+    EXPECT_EQ(hs::kFlashPlayerKey[61], 0xAE);
+}
+
+TEST(RtmpHandshakeDetail, OffsetsStayInsideTheirBlocks) {
+    uint8_t block[kRtmpHandshakeBlockSize];
+    for (uint8_t fill : {0x00, 0x01, 0x7f, 0xb6, 0xff}) {
+        memset(block, fill, sizeof(block));
+        size_t d1 = hs::digest_offset(block, hs::Schema::kDigestFirst);
+        size_t d0 = hs::digest_offset(block, hs::Schema::kKeyFirst);
+        size_t k0 = hs::key_offset(block, hs::Schema::kKeyFirst);
+        size_t k1 = hs::key_offset(block, hs::Schema::kDigestFirst);
+        EXPECT_GE(d1, 12u);
+        EXPECT_LE(d1 + 32, 8u + 764u);
+        EXPECT_GE(d0, 776u);
+        EXPECT_LE(d0 + 32, 1536u);
+        EXPECT_GE(k0, 8u);
+        EXPECT_LE(k0 + 128, 8u + 764u - 4u);
+        EXPECT_GE(k1, 772u);
+        EXPECT_LE(k1 + 128, 1536u - 4u);
+    }
+    memset(block, 0, sizeof(block));
+    block[8] = 200;
+    block[9] = 200;
+    block[10] = 200;
+    block[11] = 200;  // 800 % 728 = 72
+    EXPECT_EQ(hs::digest_offset(block, hs::Schema::kDigestFirst), 12u + 72u);
+    block[1532] = 255;
+    block[1533] = 255;
+    block[1534] = 200;  // 710 % 632 = 78
+    EXPECT_EQ(hs::key_offset(block, hs::Schema::kDigestFirst), 772u + 78u);
+    EXPECT_EQ(hs::digest_offset(kFfmpegC0C1 + 1, hs::Schema::kDigestFirst), kFfmpegDigestOffset);
+}
+
+TEST(RtmpHandshakeDetail, ResponseRoundTrip) {
+    uint8_t digest[32], block[kRtmpHandshakeBlockSize];
+    hs::fill_random(digest, sizeof(digest));
+    ASSERT_TRUE(hs::make_response(digest, hs::kFlashPlayerKey, hs::kFlashPlayerKeySize, block));
+    EXPECT_TRUE(hs::verify_response(block, digest, hs::kFlashPlayerKey, hs::kFlashPlayerKeySize));
+    EXPECT_FALSE(hs::verify_response(block, digest, hs::kFlashMediaServerKey, hs::kFlashMediaServerKeySize));
+    block[3] ^= 1;
+    EXPECT_FALSE(hs::verify_response(block, digest, hs::kFlashPlayerKey, hs::kFlashPlayerKeySize));
+}
+
+TEST(RtmpHandshakeDetail, RandomBytesDiffer) {
+    uint8_t a[37] = {}, b[37] = {};
+    hs::fill_random(a, sizeof(a));
+    hs::fill_random(b, sizeof(b));
+    EXPECT_NE(memcmp(a, b, sizeof(a)), 0);
+    RtmpHandshakeClient c1, c2;
+    EXPECT_NE(c1.start(true), c2.start(true));
+}
