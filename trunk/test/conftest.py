@@ -158,3 +158,19 @@ def srs_factory(tmp_path):
     yield make
     for s in servers:
         s.stop()
+
+
+@pytest.fixture(scope="session")
+def media(tmp_path_factory):
+    """A 20 s H.264+AAC FLV with a 2 s GOP, made once per test session."""
+    from media import make_test_flv
+    d = tmp_path_factory.mktemp("media")
+    return make_test_flv(d / "test.flv")
+
+
+@pytest.fixture(scope="session")
+def big_media(tmp_path_factory):
+    """An ~8 Mbps stream, for tests that must fill socket buffers."""
+    from media import make_noise_flv
+    d = tmp_path_factory.mktemp("bigmedia")
+    return make_noise_flv(d / "noise.flv")

@@ -3,7 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "app/drain_connection.hpp"
+#include "app/rtmp_conn.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
 
@@ -15,6 +15,7 @@ Server::Server(std::unique_ptr<Config> config, std::string conf_path)
 Server::~Server() {
     close_listeners();
     connections_.stop();
+    sources_.stop();
 }
 
 Error Server::initialize() {
@@ -22,6 +23,7 @@ Error Server::initialize() {
         return SRS_WRAP(err, "signals");
     }
     if (Error err = connections_.start(); !err.ok()) return SRS_WRAP(err, "connection manager");
+    if (Error err = sources_.start(); !err.ok()) return SRS_WRAP(err, "source manager");
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
     return Error();
 }
@@ -54,8 +56,7 @@ void Server::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
                  sock->peer().to_string().c_str(), limit);
         return;  // closes the socket
     }
-    // Until the RTMP protocol lands, clients are held and drained.
-    Connection* c = new DrainConnection(&connections_, sock.release(), acceptor->kind());
+    Connection* c = new RtmpServerConnection(&connections_, sock.release(), this);
     if (Error err = connections_.add(c); !err.ok()) {
         srs_error("accept %s client: %s", acceptor->kind().c_str(), err.describe().c_str());
     }
@@ -72,6 +73,7 @@ Error Server::run() {
     if (quit_ == QuitMode::kGraceful) graceful_quit();
     close_listeners();
     connections_.stop();
+    sources_.stop();
     srs_trace("server stopped");
     return Error();
 }

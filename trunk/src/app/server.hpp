@@ -9,13 +9,15 @@
 
 #include "app/config.hpp"
 #include "app/connection.hpp"
+#include "app/live_context.hpp"
+#include "app/source_manager.hpp"
 #include "app/tcp_acceptor.hpp"
 #include "core/error.hpp"
 #include "io/signal_pipe.hpp"
 
 namespace srs {
 
-class Server : public TcpClientHandler {
+class Server : public TcpClientHandler, public LiveContext {
   public:
     // conf_path: where SIGHUP reloads from ("" when running from env only).
     Server(std::unique_ptr<Config> config, std::string conf_path);
@@ -26,7 +28,8 @@ class Server : public TcpClientHandler {
     // Runs until a quit signal; returns after everything was stopped.
     Error run();
 
-    const Config& config() const { return *config_; }
+    const Config& config() const override { return *config_; }
+    SourceManager& sources() override { return sources_; }
     ConnectionManager& connections() { return connections_; }
 
     // Signal actions, also used by the API.
@@ -46,6 +49,9 @@ class Server : public TcpClientHandler {
     std::unique_ptr<Config> config_;
     std::string conf_path_;
     std::vector<std::unique_ptr<TcpAcceptor>> rtmp_listeners_;
+    // Declared before the connections: connections hold sources, so they
+    // are stopped first (members are destroyed in reverse order).
+    SourceManager sources_;
     ConnectionManager connections_;
     SignalPipe signals_;
     QuitMode quit_ = QuitMode::kNone;

@@ -118,6 +118,8 @@ Error TcpConn::io_error(const char* what, ssize_t n) const {
     if (n == 0) return SRS_ERR(kErrorSocketClosed, "%s: peer closed", what);
     if (errno == ETIME) return SRS_ERR(kErrorSocketTimeout, "%s: timed out", what);
     if (errno == EINTR) return SRS_ERR(kErrorThreadInterrupted, "%s: interrupted", what);
+    // A peer that reset or went away is a close, not a failure of ours.
+    if (errno == ECONNRESET || errno == EPIPE) return SRS_ERR(kErrorSocketClosed, "%s: %s", what, strerror(errno));
     int code = strcmp(what, "read") == 0 ? kErrorSocketRead : kErrorSocketWrite;
     return SRS_ERR(code, "%s: %s", what, strerror(errno));
 }
@@ -125,6 +127,17 @@ Error TcpConn::io_error(const char* what, ssize_t n) const {
 Error TcpConn::read(void* buf, size_t size, size_t* nread) {
     if (!netfd_) return SRS_ERR(kErrorSocketClosed, "read: closed");
     ssize_t n = st_read(as_netfd(netfd_), buf, size, as_timeout(recv_timeout_));
+    if (n <= 0) return io_error("read", n);
+    recv_bytes_ += n;
+    *nread = static_cast<size_t>(n);
+    return Error();
+}
+
+Error TcpConn::read_nowait(void* buf, size_t size, size_t* nread) {
+    *nread = 0;
+    if (!netfd_) return SRS_ERR(kErrorSocketClosed, "read: closed");
+    ssize_t n = st_read(as_netfd(netfd_), buf, size, 0);
+    if (n < 0 && errno == ETIME) return Error();
     if (n <= 0) return io_error("read", n);
     recv_bytes_ += n;
     *nread = static_cast<size_t>(n);

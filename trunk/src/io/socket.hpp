@@ -45,6 +45,8 @@ class TcpConn {
     // Reads what is there (at least one byte).
     Error read(void* buf, size_t size, size_t* nread);
     Error read_fully(void* buf, size_t size);
+    // Reads what is there without waiting; *nread is 0 when nothing is.
+    Error read_nowait(void* buf, size_t size, size_t* nread);
     Error write(const void* buf, size_t size);
     Error writev(const struct iovec* iov, int iovcnt, size_t* nwritten = nullptr);
 

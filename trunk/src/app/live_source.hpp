@@ -1,0 +1,102 @@
+// A live stream: one publisher, any number of consumers.
+//
+// The source parses each message once, corrects its timestamp (time_jitter),
+// caches what a joining player needs (metadata, sequence headers, the GOP)
+// and hands the same shared message to every consumer.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/gop_cache.hpp"
+#include "app/live_consumer.hpp"
+#include "app/live_message.hpp"
+#include "core/clock.hpp"
+#include "core/error.hpp"
+#include "kernel/media_codec.hpp"
+
+namespace srs {
+
+enum class TimeJitter { kFull, kZero, kOff };
+
+struct SourceOptions {
+    bool gop_cache = true;
+    int gop_cache_max_frames = 2500;
+    TimeJitter jitter = TimeJitter::kFull;
+};
+
+// Corrects timestamps so players see them monotonic and without jumps.
+class TimestampJitter {
+  public:
+    uint32_t correct(uint32_t timestamp, TimeJitter mode);
+    void reset_base() { has_base_ = false; }  // a new publish: rebase zero mode
+
+  private:
+    bool started_ = false;
+    bool has_base_ = false;
+    int64_t last_time_ = 0;
+    int64_t last_corrected_ = 0;
+    int64_t base_ = 0;
+};
+
+class LiveSource {
+  public:
+    LiveSource(std::string vhost, std::string app, std::string stream);
+    ~LiveSource();
+
+    const std::string& vhost() const { return vhost_; }
+    const std::string& app() const { return app_; }
+    const std::string& stream() const { return stream_; }
+    // "/app/stream", the stream's url in logs and the API.
+    std::string url() const { return "/" + app_ + "/" + stream_; }
+
+    bool publishing() const { return publishing_; }
+    const std::string& publisher_cid() const { return publisher_cid_; }
+    Error on_publish(const std::string& publisher_cid, const SourceOptions& options);
+    void on_unpublish();
+
+    // onMetaData as players get it: an AMF0 data body "onMetaData" + object.
+    Error on_metadata(SharedBytes body);
+    Error on_audio(uint32_t timestamp, SharedBytes payload);
+    Error on_video(uint32_t timestamp, SharedBytes payload);
+
+    // A new consumer, primed with metadata, sequence headers and the GOP.
+    LiveConsumer* create_consumer(const ConsumerOptions& options);
+    void remove_consumer(LiveConsumer* consumer);
+    size_t consumer_count() const { return consumers_.size(); }
+
+    // For the source manager's clean-up.
+    bool idle() const { return !publishing_ && consumers_.empty(); }
+    utime_t idle_since_us() const { return idle_since_us_; }
+
+    // What the API shows.
+    const VideoCodecConfig* video_config() const { return has_video_config_ ? &video_config_ : nullptr; }
+    const AudioCodecConfig* audio_config() const { return has_audio_config_ ? &audio_config_ : nullptr; }
+    uint64_t video_frames() const { return video_frames_; }
+    uint64_t recv_bytes() const { return recv_bytes_; }
+
+  private:
+    void fan_out(const LiveMessagePtr& msg);
+    void touch_idle();
+
+    std::string vhost_, app_, stream_;
+    bool publishing_ = false;
+    std::string publisher_cid_;
+    SourceOptions options_;
+    TimestampJitter jitter_;
+    LiveMessagePtr metadata_;
+    LiveMessagePtr video_sh_;
+    LiveMessagePtr audio_sh_;
+    GopCache gop_;
+    std::vector<LiveConsumer*> consumers_;
+    VideoCodecConfig video_config_;
+    AudioCodecConfig audio_config_;
+    bool has_video_config_ = false;
+    bool has_audio_config_ = false;
+    uint64_t video_frames_ = 0;
+    uint64_t recv_bytes_ = 0;
+    utime_t idle_since_us_;
+};
+
+}  // namespace srs

@@ -1,0 +1,143 @@
+#include "app/rtmp_conn.hpp"
+
+#include <unistd.h>
+
+#include <memory>
+
+#include "app/live_consumer.hpp"
+#include "app/live_source.hpp"
+#include "app/rtmp_media_sender.hpp"
+#include "core/log.hpp"
+#include "core/version.hpp"
+#include "io/runtime.hpp"
+
+namespace srs {
+
+// As SRS: a peer silent this long (handshake, commands, a stuck player) is gone.
+static const utime_t kRtmpTimeoutUs = 30 * kUsPerSecond;
+static const uint32_t kPeerBandwidth = 2500000;
+
+RtmpServerConnection::RtmpServerConnection(ConnectionManager* manager, TcpConn* sock, LiveContext* ctx)
+    : Connection(manager, sock, "RTMP"), ctx_(ctx), transport_(sock) {}
+
+RtmpServerConnection::~RtmpServerConnection() = default;
+
+Error RtmpServerConnection::serve() {
+    socket()->set_recv_timeout(kRtmpTimeoutUs);
+    socket()->set_send_timeout(kRtmpTimeoutUs);
+    if (Error err = transport_.handshake_as_server(); !err.ok()) return SRS_WRAP(err, "rtmp handshake");
+    srs_info("RTMP handshake done, complex=%d", transport_.used_complex_handshake());
+    if (Error err = connect_app(); !err.ok()) return SRS_WRAP(err, "rtmp connect");
+    return identify_client(stream_id_);
+}
+
+std::string RtmpServerConnection::resolve_vhost(const std::string& host) const {
+    const Config& config = ctx_->config();
+    return config.has_vhost(host) ? host : kDefaultVhost;
+}
+
+Error RtmpServerConnection::connect_app() {
+    RtmpMessage msg;
+    RtmpCommand cmd;
+    while (true) {
+        if (Error err = transport_.recv_message(&msg); !err.ok()) return SRS_WRAP(err, "wait connect");
+        if (!msg.is_command()) continue;  // nothing else means anything before connect
+        if (Error err = decode_rtmp_command(msg, &cmd); !err.ok()) return SRS_WRAP(err, "decode command");
+        if (cmd.name == kRtmpCmdConnect) break;
+        srs_warn("RTMP: ignore %s before connect", cmd.name.c_str());
+    }
+    RtmpConnectRequest connect;
+    if (Error err = parse_rtmp_request(cmd, &connect); !err.ok()) return SRS_WRAP(err, "connect");
+    if (Error err = discover_rtmp_request(connect.tc_url, "", &req_); !err.ok()) {
+        return SRS_WRAP(err, "tcUrl %s", connect.tc_url.c_str());
+    }
+    object_encoding_ = connect.object_encoding;
+    req_.vhost = resolve_vhost(req_.vhost);
+    const Config& config = ctx_->config();
+    if (!config.vhost_get_bool(req_.vhost, "enabled")) {
+        transport_.send_command(build_connect_rejected(connect.transaction_id, "vhost disabled"), 0,
+                                kRtmpCidOverConnection)
+            .ignore();
+        return SRS_ERR(kErrorAppBase + 2, "vhost %s is disabled", req_.vhost.c_str());
+    }
+    srs_trace("RTMP client ip=%s, tcUrl=%s, vhost=%s, app=%s, pageUrl=%s, swfUrl=%s, encoding=%d",
+              peer().ip.c_str(), connect.tc_url.c_str(), req_.vhost.c_str(), req_.app.c_str(),
+              connect.page_url.c_str(), connect.swf_url.c_str(), (int)object_encoding_);
+
+    RtmpProtocol& proto = transport_.protocol();
+    proto.send_window_ack_size(static_cast<uint32_t>(config.vhost_get_int(req_.vhost, "out_ack_size")));
+    proto.send_set_peer_bandwidth(kPeerBandwidth, kRtmpLimitDynamic);
+    proto.set_out_chunk_size(static_cast<uint32_t>(config.vhost_get_int(req_.vhost, "chunk_size")));
+
+    Amf0Value data = Amf0Value::ecma_array();
+    data.set("version", Amf0Value::string(SRS_VERSION_STRING));
+    data.set("srs_server", Amf0Value::string(SRS_SIGNATURE));
+    data.set("srs_pid", Amf0Value::number(getpid()));
+    data.set("srs_id", Amf0Value::string(cid()));
+    if (Error err = transport_.send_command(build_connect_result(connect.transaction_id, object_encoding_, data), 0,
+                                            kRtmpCidOverConnection);
+        !err.ok()) {
+        return SRS_WRAP(err, "connect result");
+    }
+    if (Error err = transport_.send_command(build_on_bw_done(), 0, kRtmpCidOverConnection); !err.ok()) {
+        return SRS_WRAP(err, "onBWDone");
+    }
+    return Error();
+}
+
+Error RtmpServerConnection::identify_client(uint32_t stream_id) {
+    bool fmle = false;
+    RtmpMessage msg;
+    while (true) {
+        if (Error err = pull(); !err.ok()) return err;
+        if (Error err = transport_.recv_message(&msg); !err.ok()) return SRS_WRAP(err, "identify client");
+        if (!msg.is_command()) continue;
+        RtmpCommand cmd;
+        if (Error err = decode_rtmp_command(msg, &cmd); !err.ok()) return SRS_WRAP(err, "decode command");
+        switch (classify_rtmp_command(cmd.name)) {
+            case RtmpCommandKind::kCreateStream:
+                if (Error err = transport_.send_command(build_create_stream_result(cmd.transaction_id, stream_id), 0,
+                                                        kRtmpCidOverConnection);
+                    !err.ok()) {
+                    return SRS_WRAP(err, "createStream");
+                }
+                break;
+            case RtmpCommandKind::kReleaseStream:
+            case RtmpCommandKind::kFCPublish:
+                // The FMLE/ffmpeg/OBS publish flow announces itself with these.
+                fmle = true;
+                if (Error err = transport_.send_command(build_simple_result(cmd.transaction_id), 0,
+                                                        kRtmpCidOverConnection);
+                    !err.ok()) {
+                    return SRS_WRAP(err, "%s", cmd.name.c_str());
+                }
+                break;
+            case RtmpCommandKind::kPublish: {
+                RtmpPublishRequest req;
+                if (Error err = parse_rtmp_request(cmd, &req); !err.ok()) return SRS_WRAP(err, "publish");
+                return publish(req.stream_name, fmle);
+            }
+            case RtmpCommandKind::kPlay: {
+                RtmpPlayRequest req;
+                if (Error err = parse_rtmp_request(cmd, &req); !err.ok()) return SRS_WRAP(err, "play");
+                return play(req.stream_name);
+            }
+            case RtmpCommandKind::kGetStreamLength:
+            case RtmpCommandKind::kCheckBw:
+            case RtmpCommandKind::kCall:
+                if (cmd.transaction_id > 0) {
+                    if (Error err = transport_.send_command(build_simple_result(cmd.transaction_id), 0,
+                                                            kRtmpCidOverConnection);
+                        !err.ok()) {
+                        return SRS_WRAP(err, "%s", cmd.name.c_str());
+                    }
+                }
+                break;
+            default:
+                srs_info("RTMP: ignore %s while identifying", cmd.name.c_str());
+                break;
+        }
+    }
+}
+
+}  // namespace srs

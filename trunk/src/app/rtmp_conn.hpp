@@ -1,0 +1,51 @@
+// An RTMP client of the server: handshake, connect, then one of publish or
+// play (ffmpeg/OBS publish flow, the Flash flow, players).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "app/connection.hpp"
+#include "app/live_context.hpp"
+#include "app/rtmp_transport.hpp"
+#include "protocol/rtmp_url.hpp"
+
+namespace srs {
+
+class LiveConsumer;
+class LiveSource;
+
+class RtmpServerConnection : public Connection {
+  public:
+    RtmpServerConnection(ConnectionManager* manager, TcpConn* sock, LiveContext* ctx);
+    ~RtmpServerConnection() override;
+
+    // What the API shows: "rtmp-play", "fmle-publish", "flash-publish", "" before identified.
+    const std::string& client_type() const { return client_type_; }
+    const RtmpRequestInfo& request() const { return req_; }
+
+  protected:
+    Error serve() override;
+
+  private:
+    Error connect_app();
+    Error identify_client(uint32_t stream_id);
+    std::string resolve_vhost(const std::string& host) const;
+
+    Error publish(const std::string& stream_name, bool fmle);
+    Error publish_loop(LiveSource* source);
+    Error on_publish_message(LiveSource* source, RtmpMessage& msg, bool* done);
+
+    Error play(const std::string& stream_name);
+    Error play_loop(LiveSource* source, LiveConsumer* consumer);
+    Error on_play_control(RtmpMessage& msg, LiveConsumer* consumer, bool* done);
+
+    LiveContext* ctx_;
+    RtmpTransport transport_;
+    RtmpRequestInfo req_;
+    std::string client_type_;
+    double object_encoding_ = 0;
+    uint32_t stream_id_ = 1;
+};
+
+}  // namespace srs

@@ -1,0 +1,160 @@
+// The publishing side of an RTMP connection.
+#include "app/live_source.hpp"
+#include "app/rtmp_conn.hpp"
+#include "core/log.hpp"
+
+namespace srs {
+
+namespace {
+
+TimeJitter parse_jitter(const std::string& v) {
+    if (v == "zero") return TimeJitter::kZero;
+    if (v == "off") return TimeJitter::kOff;
+    return TimeJitter::kFull;
+}
+
+// Unpublishes when the publish ends, however it ends.
+class PublishGuard {
+  public:
+    explicit PublishGuard(LiveSource* source) : source_(source) {}
+    ~PublishGuard() { source_->on_unpublish(); }
+
+  private:
+    LiveSource* source_;
+};
+
+}  // namespace
+
+Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
+    if (Error err = discover_rtmp_request(req_.tc_url(), stream_name, &req_); !err.ok()) {
+        return SRS_WRAP(err, "publish %s", stream_name.c_str());
+    }
+    req_.vhost = resolve_vhost(req_.vhost);
+    if (req_.stream.empty()) return SRS_ERR(kErrorAppBase + 3, "publish without a stream name");
+    client_type_ = fmle ? "fmle-publish" : "flash-publish";
+
+    LiveSource* source = ctx_->sources().fetch_or_create(req_.vhost, req_.app, req_.stream);
+    if (source->publishing()) {
+        srs_warn("RTMP publish %s denied: already published by %s", req_.stream_url().c_str(),
+                 source->publisher_cid().c_str());
+        transport_.send_command(build_publish_bad_name(req_.stream, cid()), stream_id_, kRtmpCidOverStream).ignore();
+        return SRS_ERR(kErrorAppBase + 4, "stream %s is busy", req_.stream_url().c_str());
+    }
+
+    const Config& config = ctx_->config();
+    SourceOptions options;
+    options.gop_cache = config.vhost_get_bool(req_.vhost, "play.gop_cache");
+    options.gop_cache_max_frames = static_cast<int>(config.vhost_get_int(req_.vhost, "play.gop_cache_max_frames"));
+    options.jitter = parse_jitter(config.vhost_get_string(req_.vhost, "play.time_jitter"));
+    if (Error err = source->on_publish(cid(), options); !err.ok()) return SRS_WRAP(err, "publish");
+    PublishGuard guard(source);
+
+    if (fmle) {
+        if (Error err = transport_.send_command(build_on_fc_publish("Started publishing stream."), stream_id_,
+                                                kRtmpCidOverStream);
+            !err.ok()) {
+            return SRS_WRAP(err, "onFCPublish");
+        }
+    }
+    if (Error err = transport_.send_command(build_publish_start(req_.stream, cid()), stream_id_, kRtmpCidOverStream);
+        !err.ok()) {
+        return SRS_WRAP(err, "publish start");
+    }
+    srs_trace("RTMP %s %s%s, param=%s", client_type_.c_str(), req_.vhost.c_str(), req_.stream_url().c_str(),
+              req_.param.c_str());
+    return publish_loop(source);
+}
+
+Error RtmpServerConnection::publish_loop(LiveSource* source) {
+    const Config& config = ctx_->config();
+    utime_t first_timeout = config.vhost_get_int(req_.vhost, "publish.firstpkt_timeout") * kUsPerMs;
+    utime_t normal_timeout = config.vhost_get_int(req_.vhost, "publish.normal_timeout") * kUsPerMs;
+    utime_t pithy_us = config.pithy_print_ms() * kUsPerMs;
+    socket()->set_recv_timeout(first_timeout);
+
+    bool got_media = false;
+    uint64_t msgs = 0;
+    utime_t start = monotonic_us();
+    utime_t last_print = start;
+    uint64_t last_bytes = socket()->recv_bytes();
+    RtmpMessage msg;
+    while (true) {
+        if (Error err = pull(); !err.ok()) return err;
+        if (Error err = transport_.recv_message(&msg); !err.ok()) {
+            if (err.code() == kErrorSocketTimeout) {
+                return SRS_WRAP(err, "publish %s: no media for %d ms", req_.stream_url().c_str(),
+                                (int)((got_media ? normal_timeout : first_timeout) / kUsPerMs));
+            }
+            return SRS_WRAP(err, "publish %s", req_.stream_url().c_str());
+        }
+        if (!got_media && msg.is_av()) {
+            got_media = true;
+            socket()->set_recv_timeout(normal_timeout);
+        }
+        msgs++;
+        bool done = false;
+        if (Error err = on_publish_message(source, msg, &done); !err.ok()) return err;
+        if (done) return Error();
+
+        utime_t now = monotonic_us();
+        if (now - last_print >= pithy_us) {
+            uint64_t bytes = socket()->recv_bytes();
+            int ikbps = (int)((bytes - last_bytes) * 8 * 1000 / (uint64_t)(now - last_print));
+            srs_trace("<- CPB time=%d ms, msgs=%llu, ikbps=%d, okbps=0, stream=%s", (int)((now - start) / kUsPerMs),
+                      (unsigned long long)msgs, ikbps, req_.stream_url().c_str());
+            last_print = now;
+            last_bytes = bytes;
+        }
+    }
+}
+
+Error RtmpServerConnection::on_publish_message(LiveSource* source, RtmpMessage& msg, bool* done) {
+    *done = false;
+    if (msg.type == kRtmpAudio) {
+        if (Error err = source->on_audio(msg.timestamp, std::move(msg.payload)); !err.ok()) return err;
+        return Error();
+    }
+    if (msg.type == kRtmpVideo) {
+        if (Error err = source->on_video(msg.timestamp, std::move(msg.payload)); !err.ok()) return err;
+        return Error();
+    }
+    if (msg.is_data()) {
+        RtmpData data, meta;
+        if (Error err = decode_rtmp_data(msg, &data); !err.ok()) {
+            srs_warn("RTMP: ignore undecodable data message: %s", err.summary().c_str());
+            return Error();
+        }
+        if (rtmp_metadata_for_players(data, &meta)) {
+            if (Error err = source->on_metadata(encode_rtmp_data(meta)); !err.ok()) return err;
+        }
+        return Error();
+    }
+    if (!msg.is_command()) return Error();
+
+    RtmpCommand cmd;
+    if (Error err = decode_rtmp_command(msg, &cmd); !err.ok()) return SRS_WRAP(err, "decode command");
+    switch (classify_rtmp_command(cmd.name)) {
+        case RtmpCommandKind::kFCUnpublish:
+            // ffmpeg/OBS: FCUnpublish, then deleteStream. Answer as FMS does.
+            transport_.send_command(build_on_fc_unpublish("Stop publishing stream."), stream_id_, kRtmpCidOverStream)
+                .ignore();
+            transport_.send_command(build_simple_result(cmd.transaction_id), 0, kRtmpCidOverConnection).ignore();
+            transport_.send_command(build_unpublish_success(req_.stream, cid()), stream_id_, kRtmpCidOverStream)
+                .ignore();
+            *done = true;
+            srs_trace("RTMP unpublish %s (FCUnpublish)", req_.stream_url().c_str());
+            return Error();
+        case RtmpCommandKind::kDeleteStream:
+        case RtmpCommandKind::kCloseStream:
+            *done = true;
+            srs_trace("RTMP unpublish %s (%s)", req_.stream_url().c_str(), cmd.name.c_str());
+            return Error();
+        default:
+            if (cmd.transaction_id > 0) {
+                return transport_.send_command(build_simple_result(cmd.transaction_id), 0, kRtmpCidOverConnection);
+            }
+            return Error();
+    }
+}
+
+}  // namespace srs

@@ -1,0 +1,126 @@
+#include "app/rtmp_transport.hpp"
+
+#include "protocol/rtmp_chunk.hpp"
+#include "protocol/rtmp_handshake.hpp"
+
+namespace srs {
+
+// Big enough for a few chunks at the default 60000 chunk size; it grows
+// when a peer's chunks need more.
+static const size_t kReadSize = 64 * 1024;
+
+RtmpTransport::RtmpTransport(TcpConn* sock) : sock_(sock), in_(kReadSize) {}
+
+Error RtmpTransport::read_more() {
+    if (!in_.ensure_free(kReadSize)) return SRS_ERR(kErrorBufferOverflow, "rtmp input buffer full");
+    size_t n = 0;
+    if (Error err = sock_->read(in_.free_space(), in_.free_size(), &n); !err.ok()) return err;
+    in_.commit(n);
+    return Error();
+}
+
+Error RtmpTransport::handshake_as_server() {
+    RtmpHandshakeServer hs;
+    while (!hs.done()) {
+        if (Error err = read_more(); !err.ok()) return SRS_WRAP(err, "read handshake");
+        size_t consumed = 0;
+        if (Error err = hs.feed(in_.data(), in_.size(), &consumed); !err.ok()) return SRS_WRAP(err, "handshake");
+        in_.consume(consumed);
+        if (hs.has_output()) {
+            std::string out = hs.take_output();
+            if (Error err = sock_->write(out.data(), out.size()); !err.ok()) return SRS_WRAP(err, "write handshake");
+        }
+    }
+    complex_ = hs.used_complex();
+    // Bytes after C2 are the first chunks; they stay in the buffer.
+    return Error();
+}
+
+Error RtmpTransport::handshake_as_client(bool complex) {
+    RtmpHandshakeClient hs;
+    std::string c0c1 = hs.start(complex);
+    if (Error err = sock_->write(c0c1.data(), c0c1.size()); !err.ok()) return SRS_WRAP(err, "write c0c1");
+    while (!hs.done()) {
+        if (Error err = read_more(); !err.ok()) return SRS_WRAP(err, "read handshake");
+        size_t consumed = 0;
+        if (Error err = hs.feed(in_.data(), in_.size(), &consumed); !err.ok()) return SRS_WRAP(err, "handshake");
+        in_.consume(consumed);
+        if (hs.has_output()) {
+            std::string out = hs.take_output();
+            if (Error err = sock_->write(out.data(), out.size()); !err.ok()) return SRS_WRAP(err, "write c2");
+        }
+    }
+    complex_ = hs.used_complex();
+    return Error();
+}
+
+Error RtmpTransport::drain_input(std::vector<RtmpMessage>* out, bool* got) {
+    *got = false;
+    if (in_.size() > 0) {
+        size_t consumed = 0;
+        if (Error err = protocol_.feed(in_.data(), in_.size(), &consumed); !err.ok()) return err;
+        in_.consume(consumed);
+    }
+    RtmpMessage msg;
+    while (protocol_.pop_message(&msg)) {
+        out->push_back(std::move(msg));
+        *got = true;
+    }
+    // Acks and pongs go out as soon as the protocol asks for them.
+    return flush();
+}
+
+Error RtmpTransport::recv_message(RtmpMessage* msg) {
+    while (true) {
+        if (protocol_.pop_message(msg)) return flush();
+        if (in_.size() > 0) {
+            size_t consumed = 0;
+            if (Error err = protocol_.feed(in_.data(), in_.size(), &consumed); !err.ok()) return err;
+            in_.consume(consumed);
+            if (Error err = flush(); !err.ok()) return err;
+            if (protocol_.pop_message(msg)) return Error();
+        }
+        if (Error err = read_more(); !err.ok()) return err;
+    }
+}
+
+Error RtmpTransport::poll_messages(std::vector<RtmpMessage>* out) {
+    // One read per poll: a player that floods us cannot keep us from sending.
+    if (!in_.ensure_free(kReadSize)) return SRS_ERR(kErrorBufferOverflow, "rtmp input buffer full");
+    size_t n = 0;
+    if (Error err = sock_->read_nowait(in_.free_space(), in_.free_size(), &n); !err.ok()) return err;
+    in_.commit(n);
+    bool got = false;
+    return drain_input(out, &got);
+}
+
+Error RtmpTransport::send_message(const RtmpMessage& msg) {
+    protocol_.queue_message(msg);
+    return flush();
+}
+
+Error RtmpTransport::send_command(const RtmpCommand& cmd, uint32_t stream_id, uint32_t cs_id) {
+    RtmpMessage msg;
+    msg.type = kRtmpAmf0Command;
+    msg.stream_id = stream_id;
+    msg.cs_id = cs_id;
+    msg.payload = encode_rtmp_command(cmd);
+    return send_message(msg);
+}
+
+Error RtmpTransport::send_data(const RtmpData& data, uint32_t stream_id) {
+    RtmpMessage msg;
+    msg.type = kRtmpAmf0Data;
+    msg.stream_id = stream_id;
+    msg.cs_id = kRtmpCidOverStream;
+    msg.payload = encode_rtmp_data(data);
+    return send_message(msg);
+}
+
+Error RtmpTransport::flush() {
+    if (!protocol_.has_output()) return Error();
+    std::string out = protocol_.take_output();
+    return sock_->write(out.data(), out.size());
+}
+
+}  // namespace srs

@@ -1,0 +1,54 @@
+// RTMP over a TCP socket: the glue between the io layer and the sans-IO
+// protocol objects. It reads into a buffer, feeds the handshake and the chunk
+// protocol, and writes what they produce; it never parses bytes itself.
+// Server connections, the RTMP client and the load tools all use it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/buffer.hpp"
+#include "core/error.hpp"
+#include "io/socket.hpp"
+#include "protocol/rtmp_command.hpp"
+#include "protocol/rtmp_message.hpp"
+#include "protocol/rtmp_protocol.hpp"
+
+namespace srs {
+
+class RtmpTransport {
+  public:
+    explicit RtmpTransport(TcpConn* sock);  // not owned
+    RtmpTransport(const RtmpTransport&) = delete;
+    RtmpTransport& operator=(const RtmpTransport&) = delete;
+
+    Error handshake_as_server();
+    Error handshake_as_client(bool complex);
+    bool used_complex_handshake() const { return complex_; }
+
+    // Blocks until the next message that is not a protocol control message.
+    Error recv_message(RtmpMessage* msg);
+    // Reads whatever has arrived without waiting and returns the messages it
+    // completed (for players, whose coroutine mostly sends).
+    Error poll_messages(std::vector<RtmpMessage>* out);
+
+    // Serialises with the current out chunk size and writes at once.
+    Error send_message(const RtmpMessage& msg);
+    Error send_command(const RtmpCommand& cmd, uint32_t stream_id, uint32_t cs_id);
+    Error send_data(const RtmpData& data, uint32_t stream_id);
+    // Writes control bytes the protocol queued (acks, pings, chunk size...).
+    Error flush();
+
+    RtmpProtocol& protocol() { return protocol_; }
+    TcpConn* socket() { return sock_; }
+
+  private:
+    Error read_more();
+    Error drain_input(std::vector<RtmpMessage>* out, bool* got);
+    TcpConn* sock_;
+    IoBuffer in_;
+    RtmpProtocol protocol_;
+    bool complex_ = false;
+};
+
+}  // namespace srs

@@ -1,0 +1,71 @@
+#include "app/source_manager.hpp"
+
+#include "core/log.hpp"
+#include "io/runtime.hpp"
+
+namespace srs {
+
+SourceManager::SourceManager(utime_t idle_grace_us) : idle_grace_us_(idle_grace_us), collector_("sources", this) {}
+
+SourceManager::~SourceManager() { stop(); }
+
+Error SourceManager::start() { return collector_.start(); }
+
+void SourceManager::stop() {
+    collector_.stop();
+    sources_.clear();
+}
+
+std::string SourceManager::key(const std::string& vhost, const std::string& app, const std::string& stream) {
+    return vhost + "/" + app + "/" + stream;
+}
+
+LiveSource* SourceManager::fetch_or_create(const std::string& vhost, const std::string& app,
+                                           const std::string& stream) {
+    auto& slot = sources_[key(vhost, app, stream)];
+    if (!slot) {
+        slot.reset(new LiveSource(vhost, app, stream));
+        srs_trace("new source %s/%s/%s, sources=%zu", vhost.c_str(), app.c_str(), stream.c_str(), sources_.size());
+    }
+    return slot.get();
+}
+
+LiveSource* SourceManager::find(const std::string& vhost, const std::string& app, const std::string& stream) const {
+    auto it = sources_.find(key(vhost, app, stream));
+    return it == sources_.end() ? nullptr : it->second.get();
+}
+
+std::vector<LiveSource*> SourceManager::sources() const {
+    std::vector<LiveSource*> out;
+    for (auto& kv : sources_) out.push_back(kv.second.get());
+    return out;
+}
+
+void SourceManager::collect_idle() {
+    utime_t now = monotonic_us();
+    for (auto it = sources_.begin(); it != sources_.end();) {
+        LiveSource* s = it->second.get();
+        if (s->idle() && now - s->idle_since_us() >= idle_grace_us_) {
+            srs_trace("free idle source %s, sources=%zu", it->first.c_str(), sources_.size() - 1);
+            it = sources_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+Error SourceManager::cycle() {
+    while (true) {
+        if (Error err = collector_.pull(); !err.ok()) {
+            err.ignore();
+            return Error();
+        }
+        collect_idle();
+        if (Error err = sleep_us(kUsPerSecond); !err.ok()) {
+            err.ignore();
+            return Error();
+        }
+    }
+}
+
+}  // namespace srs

@@ -1,0 +1,38 @@
+// All live sources of the server, by vhost/app/stream. A source with no
+// publisher and no players is freed after a grace period, so memory does not
+// grow with the number of distinct stream names ever used.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/live_source.hpp"
+#include "io/coroutine.hpp"
+
+namespace srs {
+
+class SourceManager : public CoroutineHandler {
+  public:
+    explicit SourceManager(utime_t idle_grace_us = 3 * kUsPerSecond);
+    ~SourceManager() override;
+
+    Error start();
+    void stop();
+    LiveSource* fetch_or_create(const std::string& vhost, const std::string& app, const std::string& stream);
+    LiveSource* find(const std::string& vhost, const std::string& app, const std::string& stream) const;
+    std::vector<LiveSource*> sources() const;
+    size_t size() const { return sources_.size(); }
+    // Frees idle sources past the grace period (the coroutine calls it every second).
+    void collect_idle();
+
+  private:
+    Error cycle() override;
+    static std::string key(const std::string& vhost, const std::string& app, const std::string& stream);
+    utime_t idle_grace_us_;
+    std::map<std::string, std::unique_ptr<LiveSource>> sources_;
+    Coroutine collector_;
+};
+
+}  // namespace srs

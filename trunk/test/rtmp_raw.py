@@ -1,0 +1,83 @@
+"""A deliberately small, hand-rolled RTMP speaker for hostile tests: it sends
+exactly the bytes a test asks for, broken ones included. (The project's real
+client is objs/sb_rtmp_load and friends.)"""
+import os
+import socket
+import struct
+
+
+def amf0_string(s):
+    b = s.encode()
+    return b"\x02" + struct.pack(">H", len(b)) + b
+
+
+def amf0_number(v):
+    return b"\x00" + struct.pack(">d", v)
+
+
+def amf0_object(props):
+    out = b"\x03"
+    for k, v in props.items():
+        kb = k.encode()
+        out += struct.pack(">H", len(kb)) + kb
+        out += amf0_string(v) if isinstance(v, str) else amf0_number(v)
+    return out + b"\x00\x00\x09"
+
+
+def chunk(csid, msg_type, payload, stream_id=0, timestamp=0, chunk_size=128, length=None):
+    """One message as type-0 + type-3 chunks. `length` may lie."""
+    length = len(payload) if length is None else length
+    header = bytes([csid & 0x3F]) + struct.pack(">I", timestamp)[1:] + struct.pack(">I", length)[1:] \
+        + bytes([msg_type]) + struct.pack("<I", stream_id)
+    out = header + payload[:chunk_size]
+    rest = payload[chunk_size:]
+    while rest:
+        out += bytes([0xC0 | (csid & 0x3F)]) + rest[:chunk_size]
+        rest = rest[chunk_size:]
+    return out
+
+
+class RawRtmp:
+    def __init__(self, port, timeout=5):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+
+    def handshake(self):
+        c1 = b"\x00" * 8 + os.urandom(1528)
+        self.sock.sendall(b"\x03" + c1)
+        s = self.recv_exact(3073)
+        self.sock.sendall(s[1:1537])  # C2 echoes S1
+        return s
+
+    def recv_exact(self, n):
+        buf = b""
+        while len(buf) < n:
+            part = self.sock.recv(n - len(buf))
+            if not part:
+                raise ConnectionError("closed")
+            buf += part
+        return buf
+
+    def connect(self, app="live", tc_url=None):
+        tc_url = tc_url or f"rtmp://127.0.0.1/{app}"
+        body = amf0_string("connect") + amf0_number(1) + amf0_object({"app": app, "tcUrl": tc_url,
+                                                                      "flashVer": "LNX 9,0,124,2"})
+        self.sock.sendall(chunk(3, 20, body))
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def closed_by_server(self, timeout=5):
+        """True when the server closes the connection within timeout."""
+        self.sock.settimeout(timeout)
+        try:
+            while True:
+                data = self.sock.recv(65536)
+                if not data:
+                    return True
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+        except socket.timeout:
+            return False
+
+    def close(self):
+        self.sock.close()

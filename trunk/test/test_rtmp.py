@@ -1,0 +1,228 @@
+"""RTMP origin with real clients: ffmpeg publishes, ffprobe/ffmpeg play."""
+import socket
+import subprocess
+import time
+
+import pytest
+
+from conftest import rss_kb, fd_count, wait_until
+from media import Publisher, probe_packets, probe_streams, wait_for_publish
+from rtmp_raw import RawRtmp, amf0_number, amf0_object, amf0_string, chunk
+
+
+def url(srs, stream="livestream", app="live"):
+    return f"rtmp://127.0.0.1:{srs.rtmp_port}/{app}/{stream}"
+
+
+@pytest.fixture
+def live(srs, media):
+    """A server with one stream published by ffmpeg."""
+    srs.start(srs.base_conf())
+    pub = Publisher(media, url(srs))
+    wait_for_publish(srs)
+    yield srs, pub
+    pub.stop()
+
+
+def test_publish_and_probe_codecs(live):
+    srs, pub = live
+    streams = probe_streams(url(srs))
+    assert streams["video"]["codec_name"] == "h264"
+    assert (streams["video"]["width"], streams["video"]["height"]) == (320, 240)
+    assert streams["audio"]["codec_name"] == "aac"
+    assert streams["audio"]["sample_rate"] == "44100"
+    assert streams["audio"]["channels"] == 2
+    log = srs.log()
+    assert "video H264 High" in log and "320x240" in log
+    assert "audio AAC LC 44100Hz 2 channels" in log
+
+
+def test_play_frames_in_order_with_ffmpeg(live):
+    srs, pub = live
+    packets = probe_packets(url(srs), 5)
+    # ~25 fps for ~5 s, plus the GOP burst at start.
+    assert len(packets) >= 80, len(packets)
+    assert packets[0][1].startswith("K"), packets[:3]
+    dts = [p[0] for p in packets]
+    assert all(b >= a - 0.2 for a, b in zip(dts, dts[1:])), "packets out of order"
+    # ffmpeg decodes it all without errors.
+    r = subprocess.run(["ffmpeg", "-v", "error", "-i", url(srs), "-t", "3", "-f", "null", "-"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and "error" not in r.stderr.lower(), r.stderr
+
+
+def test_two_streams_at_once(srs, media):
+    srs.start(srs.base_conf())
+    pubs = [Publisher(media, url(srs, f"s{i}")) for i in range(2)]
+    try:
+        for i in range(2):
+            wait_for_publish(srs, f"/live/s{i}")
+        for i in range(2):
+            assert probe_streams(url(srs, f"s{i}"))["video"]["codec_name"] == "h264"
+    finally:
+        for p in pubs:
+            p.stop()
+
+
+def _first_video_pts_after_join(srs, media, gop_cache):
+    conf = srs.base_conf().replace("vhost __defaultVhost__ {\n}",
+                                   "vhost __defaultVhost__ {\n  play {\n    gop_cache %s;\n  }\n}" % gop_cache)
+    srs.start(conf)
+    pub = Publisher(media, url(srs))
+    try:
+        wait_for_publish(srs)
+        t0 = time.monotonic()
+        # Join in the middle of a GOP (2 s GOPs): about 1 s after a keyframe.
+        time.sleep(3.0)
+        elapsed = time.monotonic() - t0
+        packets = probe_packets(url(srs), 3)
+        return elapsed, packets
+    finally:
+        pub.stop()
+
+
+def test_gop_cache_gives_a_keyframe_at_once(srs, media):
+    elapsed, packets = _first_video_pts_after_join(srs, media, "on")
+    assert packets and packets[0][1].startswith("K")
+    # The first frame is the cached keyframe, from before the join.
+    assert packets[0][0] < elapsed, (packets[0], elapsed)
+
+
+def test_gop_cache_off_waits_for_the_next_keyframe(srs, media):
+    elapsed, packets = _first_video_pts_after_join(srs, media, "off")
+    assert packets and packets[0][1].startswith("K")
+    # Nothing from before the join: the first frame is the next keyframe.
+    assert packets[0][0] >= elapsed - 0.6, (packets[0], elapsed)
+
+
+def test_second_publisher_is_refused(live, media):
+    srs, pub = live
+    second = Publisher(media, url(srs), loop=False)
+    code = second.wait(15)
+    second.stop()
+    assert code != 0
+    assert "denied" in srs.log()
+    assert pub.alive()
+    assert len(probe_packets(url(srs), 2)) > 10
+
+
+def test_min_latency_player(srs, media):
+    conf = srs.base_conf().replace("vhost __defaultVhost__ {\n}", "vhost __defaultVhost__ {\n  min_latency on;\n}")
+    srs.start(conf)
+    pub = Publisher(media, url(srs))
+    try:
+        wait_for_publish(srs)
+        packets = probe_packets(url(srs), 3)
+        assert len(packets) > 40
+        assert "realtime=1" in srs.log()
+    finally:
+        pub.stop()
+
+
+def test_source_freed_after_idle(srs, media):
+    srs.start(srs.base_conf())
+    pub = Publisher(media, url(srs, "short"), loop=False)
+    wait_for_publish(srs, "/live/short")
+    pub.stop()
+    assert wait_until(lambda: "free idle source __defaultVhost__/live/short" in srs.log(), 15), srs.log()[-2000:]
+
+
+# ---- hostile clients: each leaves the server serving the existing player ----
+
+def _assert_still_serving(srs):
+    assert len(probe_packets(url(srs), 2)) > 10, srs.log()[-3000:]
+
+
+def test_garbage_instead_of_handshake(live):
+    srs, _ = live
+    c = RawRtmp(srs.rtmp_port)
+    c.send(b"GET / HTTP/1.1\r\n\r\n" + b"\x00" * 2000)
+    assert c.closed_by_server()
+    c.close()
+    assert "handshake" in srs.log()
+    _assert_still_serving(srs)
+
+
+def test_chunk_size_zero_and_huge(live):
+    srs, _ = live
+    for size in (0, 2 ** 31, 127):
+        c = RawRtmp(srs.rtmp_port)
+        c.handshake()
+        c.connect()
+        c.send(chunk(2, 1, (size & 0xFFFFFFFF).to_bytes(4, "big")))
+        assert c.closed_by_server(), size
+        c.close()
+    _assert_still_serving(srs)
+
+
+def test_oversized_message(live):
+    srs, _ = live
+    c = RawRtmp(srs.rtmp_port)
+    c.handshake()
+    # A message header claiming 16 MiB (over the 24-bit limit once counted with the
+    # extended form) or the configured maximum: the server must not allocate it.
+    c.send(chunk(3, 20, b"\x02\x00", length=0xFFFFFF))
+    c.send(b"\xc3" + b"\x00" * 127)
+    c.close()
+    _assert_still_serving(srs)
+
+
+def test_unknown_message_type_and_bad_amf(live):
+    srs, _ = live
+    c = RawRtmp(srs.rtmp_port)
+    c.handshake()
+    c.send(chunk(3, 99, b"\x01\x02\x03"))
+    c.send(chunk(3, 20, b"\x02\xff\xff" + b"x" * 10))  # string longer than the message
+    assert c.closed_by_server()
+    c.close()
+    _assert_still_serving(srs)
+
+
+def test_stalled_handshake_does_not_block_others(live):
+    srs, _ = live
+    stalled = [RawRtmp(srs.rtmp_port) for _ in range(20)]
+    for s in stalled:
+        s.send(b"\x03" + b"\x00" * 100)  # part of C1, then silence
+    _assert_still_serving(srs)
+    for s in stalled:
+        s.close()
+
+
+def test_client_that_never_reads_is_shrunk(srs, big_media):
+    media = big_media
+    conf = srs.base_conf().replace("vhost __defaultVhost__ {\n}",
+                                   "vhost __defaultVhost__ {\n  play {\n    queue_length 2;\n  }\n}")
+    srs.start(conf)
+    pub = Publisher(media, url(srs))
+    try:
+        wait_for_publish(srs)
+        # Play, then never read: the kernel buffers fill and the queue grows.
+        c = RawRtmp(srs.rtmp_port)
+        c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        c.handshake()
+        c.connect()
+        c.send(chunk(3, 20, amf0_string("createStream") + amf0_number(2) + b"\x05"))
+        c.send(chunk(8, 20, amf0_string("play") + amf0_number(3) + b"\x05" + amf0_string("livestream"),
+                     stream_id=1))
+        assert wait_until(lambda: "player queue over 2000 ms" in srs.log(), 20), srs.log()[-2000:]
+        # Another player still gets the stream, and the publisher never waited.
+        assert len(probe_packets(url(srs), 2)) > 10
+        assert pub.alive()
+        c.close()
+    finally:
+        pub.stop()
+
+
+def test_1000_connections_dropped_mid_handshake(live):
+    srs, _ = live
+    time.sleep(0.5)
+    fds_before = fd_count(srs.pid)
+    rss_before = rss_kb(srs.pid)
+    for i in range(1000):
+        s = socket.create_connection(("127.0.0.1", srs.rtmp_port))
+        s.sendall(b"\x03" + b"\x00" * (i % 1500))
+        s.close()
+    assert wait_until(lambda: fd_count(srs.pid) <= fds_before + 2, 20), (fds_before, fd_count(srs.pid))
+    _assert_still_serving(srs)
+    # Within a small margin (ASAN builds keep freed memory quarantined).
+    assert rss_kb(srs.pid) < rss_before + 64 * 1024
