@@ -54,7 +54,51 @@ enum ErrorCode : int {
     kErrorConfigEnv = 1029,
     // Protocol/codec ranges used by later layers.
     kErrorRtmpBase = 2000,
+    // AMF0 and RTMP commands
+    kErrorAmf0Truncated = 2001,            // the input ends inside a value
+    kErrorAmf0UnknownMarker = 2002,        // a marker we do not decode (4, 13..17, >17)
+    kErrorAmf0TooDeep = 2003,              // nesting past kAmf0MaxDepth
+    kErrorAmf0BadReference = 2004,         // reference index out of range or to an unfinished value
+    kErrorAmf0LengthTooLarge = 2005,       // a length or count larger than the bytes left
+    kErrorAmf0MissingObjectEnd = 2006,     // an object/ECMA array not closed by 00 00 09
+    kErrorAmf0UnexpectedObjectEnd = 2007,  // an object-end marker where a value is expected
+    kErrorAmf0ReferenceBudget = 2008,      // references expand to more than the budget
+    kErrorAmf0TooManyValues = 2009,        // more values than kAmf0MaxValues in one decode
+    kErrorRtmpCommandWrongType = 2010,     // not a command/data message (type 20/17/18/15)
+    kErrorRtmpCommandNoName = 2011,        // first value is not a string
+    kErrorRtmpCommandBadTransactionId = 2012,
+    kErrorRtmpCommandMissingArg = 2013,    // a required argument is absent
+    kErrorRtmpCommandBadArg = 2014,        // an argument has the wrong AMF0 type
+    kErrorRtmpCommandUnexpected = 2015,    // parsed as one command but named another
+    kErrorRtmpAmf3NotSupported = 2016,     // AMF3 message whose body is not AMF0
+    kErrorRtmpUrlInvalid = 2020,           // tcUrl/stream do not form an RTMP URL
+    // RTMP handshake (protocol/rtmp_handshake).
+    kErrorRtmpHandshakeVersion = 2030,  // C0/S0 is not 3
+    kErrorRtmpHandshakeCrypto = 2031,   // HMAC-SHA256 failed (OpenSSL)
+    kErrorRtmpHandshakeState = 2032,    // fed out of order, or after a failure
+    // RTMP chunk stream and protocol control (protocol/rtmp_chunk, protocol/rtmp_protocol).
+    kErrorRtmpChunkMessageTooLarge = 2040,   // message length above the configured maximum
+    kErrorRtmpChunkNoPreviousHeader = 2041,  // type 2/3 first chunk on a chunk stream
+    kErrorRtmpChunkLengthChanged = 2042,     // a header changes the length mid-message
+    kErrorRtmpChunkTooManyStreams = 2043,    // more chunk streams than allowed
+    kErrorRtmpChunkPendingTooLarge = 2044,   // partial messages hold too many bytes in total
+    kErrorRtmpChunkSizeInvalid = 2045,       // Set Chunk Size outside 128..65536 or top bit set
+    kErrorRtmpControlMalformed = 2046,       // a protocol control message too short
+    kErrorRtmpUserControlMalformed = 2047,   // a user control event too short for its type
+    kErrorRtmpAggregateMalformed = 2048,     // aggregate sub-message truncated or of a bad type
     kErrorAppBase = 3000,
+    // Media codecs and FLV (kernel/media_codec*, kernel/flv).
+    kErrorVideoPacket = 3100,      // FLV/RTMP video tag body malformed
+    kErrorAudioPacket = 3101,      // FLV/RTMP audio tag body malformed
+    kErrorAvcConfig = 3102,        // AVCDecoderConfigurationRecord
+    kErrorAvcSps = 3103,           // H.264 sequence parameter set
+    kErrorHevcConfig = 3104,       // HEVCDecoderConfigurationRecord
+    kErrorHevcSps = 3105,          // H.265 sequence parameter set
+    kErrorAv1Config = 3106,        // AV1CodecConfigurationRecord / sequence header OBU
+    kErrorAacConfig = 3107,        // AudioSpecificConfig
+    kErrorFlvHeader = 3120,        // FLV file header
+    kErrorFlvTagType = 3121,       // FLV tag type or flags
+    kErrorFlvTagSize = 3122,       // FLV tag data size
     kErrorHttpBase = 4000,
     kErrorRtcBase = 5000,
 };
