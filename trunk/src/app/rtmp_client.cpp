@@ -14,11 +14,46 @@ constexpr size_t kMaxPendingMessages = 4096;
 // Most iovecs one writev takes (Linux IOV_MAX).
 constexpr size_t kMaxIovPerWrite = 1024;
 
+// The info object of a status answer, when it has one.
+bool read_status(const RtmpCommand& cmd, RtmpStatus* out) {
+    Error err = parse_rtmp_status(cmd, out);
+    if (err.ok()) return true;
+    err.ignore();
+    return false;
+}
+
 const char* status_code_or(const RtmpStatus& s, const char* fallback) {
     return s.code.empty() ? fallback : s.code.c_str();
 }
 
 }  // namespace
+
+const char* rtmp_client_error_kind(const Error& err) {
+    const int code = err.code();
+    switch (code) {
+        case kSuccess: return "none";
+        case kErrorSocketConnect:
+        case kErrorSocketCreate: return "connect";
+        case kErrorSocketTimeout: return "timeout";
+        case kErrorSocketClosed: return "closed";
+        case kErrorSocketRead:
+        case kErrorSocketWrite: return "io";
+        case kErrorThreadInterrupted:
+        case kErrorThreadTerminated: return "interrupted";
+        case kErrorRtmpClientRejected: return "rejected";
+        case kErrorRtmpHandshakeVersion:
+        case kErrorRtmpHandshakeCrypto:
+        case kErrorRtmpHandshakeState: return "handshake";
+        default: break;
+    }
+    // Malformed chunks, control messages, AMF0 or commands from the peer.
+    if (code > kErrorRtmpBase && code < kErrorAppBase && code != kErrorRtmpClientState &&
+        code != kErrorRtmpClientNoDns && code != kErrorRtmpUrlInvalid) {
+        return "protocol";
+    }
+    if (code == kErrorBufferOverflow) return "protocol";
+    return "other";
+}
 
 RtmpClient::RtmpClient() = default;
 
@@ -81,7 +116,7 @@ Error RtmpClient::connect(const std::string& url, utime_t timeout_us, bool compl
     RtmpCommand res;
     if (Error err = wait_result(1, &res); !err.ok()) return SRS_WRAP(err, "connect %s", creq.tc_url.c_str());
     RtmpStatus status;
-    if (parse_rtmp_status(res, &status).ok()) last_status_ = status;
+    if (read_status(res, &status)) last_status_ = status;
     for (const Amf0Value& v : res.args) {
         if (const Amf0Value* data = v.get("data"); data && data->has_properties()) server_info_ = *data;
     }
@@ -123,10 +158,12 @@ Error RtmpClient::publish() {
     release.transaction_id = next_tid_++;
     release.stream_name = name;
     if (Error err = send_command(to_rtmp_command(release), 0); !err.ok()) return SRS_WRAP(err, "releaseStream");
+    advisory_tids_[0] = release.transaction_id;
     RtmpFCPublishRequest fcpublish;
     fcpublish.transaction_id = next_tid_++;
     fcpublish.stream_name = name;
     if (Error err = send_command(to_rtmp_command(fcpublish), 0); !err.ok()) return SRS_WRAP(err, "FCPublish");
+    advisory_tids_[1] = fcpublish.transaction_id;
     const double create_tid = next_tid_++;
     RtmpCreateStreamRequest create;
     create.transaction_id = create_tid;
@@ -175,7 +212,7 @@ Error RtmpClient::wait_result(double tid, RtmpCommand* out) {
         if ((kind == RtmpCommandKind::kResult || kind == RtmpCommandKind::kError) && cmd.transaction_id == tid) {
             if (kind == RtmpCommandKind::kError) {
                 RtmpStatus status;
-                if (parse_rtmp_status(cmd, &status).ok()) last_status_ = status;
+                if (read_status(cmd, &status)) last_status_ = status;
                 return SRS_ERR(kErrorRtmpClientRejected, "rejected: %s %s", status_code_or(status, "_error"),
                                status.description.c_str());
             }
@@ -184,7 +221,7 @@ Error RtmpClient::wait_result(double tid, RtmpCommand* out) {
         }
         if (kind == RtmpCommandKind::kOnStatus) {
             RtmpStatus status;
-            if (parse_rtmp_status(cmd, &status).ok() && status.level == kRtmpLevelError) {
+            if (read_status(cmd, &status) && status.level == kRtmpLevelError) {
                 last_status_ = status;
                 return SRS_ERR(kErrorRtmpClientRejected, "rejected: %s %s", status_code_or(status, "onStatus"),
                                status.description.c_str());
@@ -210,19 +247,17 @@ Error RtmpClient::wait_status(const char* code) {
         const RtmpCommandKind kind = classify_rtmp_command(cmd.name);
         if (kind != RtmpCommandKind::kOnStatus && kind != RtmpCommandKind::kError) continue;
         RtmpStatus status;
-        if (Error err = parse_rtmp_status(cmd, &status); !err.ok()) {
-            if (kind == RtmpCommandKind::kError) err.ignore();  // an answer to an advisory command
-            else return SRS_WRAP(err, "status");
-            continue;
-        }
+        Error parsed = parse_rtmp_status(cmd, &status);
         if (kind == RtmpCommandKind::kError) {
+            parsed.ignore();  // an _error without an info object is still a refusal
             // _error answers to releaseStream/FCPublish (some servers send
             // them) do not stop a publish; any other _error does.
-            if (cmd.transaction_id != 0 && cmd.transaction_id < next_tid_ - 2) continue;
+            if (is_advisory(cmd.transaction_id)) continue;
             last_status_ = status;
             return SRS_ERR(kErrorRtmpClientRejected, "rejected: %s %s", status_code_or(status, "_error"),
                            status.description.c_str());
         }
+        if (!parsed.ok()) return SRS_WRAP(parsed, "status");
         if (status.level == kRtmpLevelError) {
             last_status_ = status;
             return SRS_ERR(kErrorRtmpClientRejected, "rejected: %s %s", status_code_or(status, "onStatus"),

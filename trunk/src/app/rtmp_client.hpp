@@ -51,6 +51,11 @@ enum RtmpClientErrorCode : int {
     kErrorRtmpClientNoDns = 2092,     // the URL's host is a name, not an IP literal
 };
 
+// A short name for what kind of failure ended a client session, for counters
+// and reports: "connect", "timeout", "closed", "io", "rejected", "handshake",
+// "protocol", "interrupted" or "other".
+const char* rtmp_client_error_kind(const Error& err);
+
 class RtmpClient {
   public:
     RtmpClient();
@@ -127,6 +132,7 @@ class RtmpClient {
     Error recv_raw(RtmpMessage* msg);
     Error write_iovecs(const struct iovec* iov, size_t count);
     Error require_state(bool ok, const char* what) const;
+    bool is_advisory(double tid) const { return tid > 0 && (tid == advisory_tids_[0] || tid == advisory_tids_[1]); }
 
     std::unique_ptr<TcpConn> sock_;
     std::unique_ptr<RtmpTransport> transport_;
@@ -134,6 +140,7 @@ class RtmpClient {
     std::string flash_ver_ = "LNX 9,0,124,2";
     uint32_t buffer_length_ms_ = 3000;
     double next_tid_ = 2;  // connect is 1
+    double advisory_tids_[2] = {0, 0};  // releaseStream, FCPublish: an _error to them is not fatal
     uint32_t stream_id_ = 0;
     bool connected_ = false;
     bool playing_ = false;

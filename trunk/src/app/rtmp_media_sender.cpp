@@ -11,9 +11,7 @@ namespace srs {
 #define IOV_MAX 1024
 #endif
 
-RtmpMediaSender::RtmpMediaSender(TcpConn* sock, uint32_t stream_id) : sock_(sock), stream_id_(stream_id) {
-    iov_.reserve(IOV_MAX);
-}
+RtmpMediaSender::RtmpMediaSender(TcpConn* sock, uint32_t stream_id) : sock_(sock), stream_id_(stream_id) {}
 
 static uint32_t chunk_stream_of(const LiveMessage* msg) {
     if (msg->is_video()) return kRtmpCidVideo;

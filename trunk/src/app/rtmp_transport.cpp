@@ -5,14 +5,15 @@
 
 namespace srs {
 
-// Big enough for a few chunks at the default 60000 chunk size; it grows
-// when a peer's chunks need more.
-static const size_t kReadSize = 64 * 1024;
+// Players send little (acks, pause), so their buffer stays small; a
+// publisher's grows as its chunks need (the decoder wants whole chunks).
+static const size_t kInitialBuffer = 4096;
+static const size_t kMinRead = 2048;
 
-RtmpTransport::RtmpTransport(TcpConn* sock) : sock_(sock), in_(kReadSize) {}
+RtmpTransport::RtmpTransport(TcpConn* sock) : sock_(sock), in_(kInitialBuffer) {}
 
 Error RtmpTransport::read_more() {
-    if (!in_.ensure_free(kReadSize)) return SRS_ERR(kErrorBufferOverflow, "rtmp input buffer full");
+    if (!in_.ensure_free(kMinRead)) return SRS_ERR(kErrorBufferOverflow, "rtmp input buffer full");
     size_t n = 0;
     if (Error err = sock_->read(in_.free_space(), in_.free_size(), &n); !err.ok()) return err;
     in_.commit(n);
@@ -86,7 +87,7 @@ Error RtmpTransport::recv_message(RtmpMessage* msg) {
 
 Error RtmpTransport::poll_messages(std::vector<RtmpMessage>* out) {
     // One read per poll: a player that floods us cannot keep us from sending.
-    if (!in_.ensure_free(kReadSize)) return SRS_ERR(kErrorBufferOverflow, "rtmp input buffer full");
+    if (!in_.ensure_free(kMinRead)) return SRS_ERR(kErrorBufferOverflow, "rtmp input buffer full");
     size_t n = 0;
     if (Error err = sock_->read_nowait(in_.free_space(), in_.free_size(), &n); !err.ok()) return err;
     in_.commit(n);
