@@ -1,7 +1,5 @@
 #include "app/rtmp_client.hpp"
 
-#include <climits>
-
 #include "protocol/rtmp_chunk.hpp"
 
 namespace srs {
@@ -78,6 +76,17 @@ void RtmpClient::set_send_timeout(utime_t us) {
 
 Error RtmpClient::connect(const std::string& url, utime_t timeout_us, bool complex_handshake) {
     if (Error err = require_state(!sock_, "connect twice"); !err.ok()) return err;
+    Error err = do_connect(url, timeout_us, complex_handshake);
+    if (!err.ok()) {
+        // Nothing half-open stays behind: the client can connect again.
+        transport_.reset();
+        sock_.reset();
+        pending_.clear();
+    }
+    return err;
+}
+
+Error RtmpClient::do_connect(const std::string& url, utime_t timeout_us, bool complex_handshake) {
     if (Error err = parse_rtmp_url(url, &req_); !err.ok()) return SRS_WRAP(err, "url %s", url.c_str());
     if (!is_ip_literal(req_.host)) {
         return SRS_ERR(kErrorRtmpClientNoDns, "host %s of %s is not an IP address (no DNS)", req_.host.c_str(),
@@ -306,31 +315,55 @@ Error RtmpClient::write_iovecs(const struct iovec* iov, size_t count) {
 }
 
 Error RtmpClient::send_media(uint8_t type, uint32_t timestamp, SharedBytes payload) {
-    if (Error err = require_state(publishing_, "send media"); !err.ok()) return err;
     if (type != kRtmpAudio && type != kRtmpVideo) {
         return SRS_ERR(kErrorRtmpClientState, "send_media: type %u is not audio or video", type);
     }
-    if (payload.size() > kRtmpMaxMessageSize) {
-        return SRS_ERR(kErrorRtmpChunkMessageTooLarge, "send_media: %zu bytes", payload.size());
+    RtmpMessage msg;
+    msg.type = type;
+    msg.timestamp = timestamp;
+    msg.payload = std::move(payload);
+    return send_messages(&msg, 1);
+}
+
+Error RtmpClient::send_messages(const RtmpMessage* msgs, size_t count) {
+    if (Error err = require_state(publishing_, "send media"); !err.ok()) return err;
+    const uint32_t chunk_size = transport_->protocol().out_chunk_size();
+    size_t need = 0;
+    for (size_t i = 0; i < count; i++) {
+        const RtmpMessage& m = msgs[i];
+        if (m.type != kRtmpAudio && m.type != kRtmpVideo && m.type != kRtmpAmf0Data) {
+            return SRS_ERR(kErrorRtmpClientState, "send_messages: type %u is not audio, video or data", m.type);
+        }
+        if (m.payload.size() > kRtmpMaxMessageSize) {
+            return SRS_ERR(kErrorRtmpChunkMessageTooLarge, "send_messages: %zu bytes", m.payload.size());
+        }
+        need += 2 * RtmpChunkEncoder::chunk_count(m.payload.size(), chunk_size);
     }
     // Control bytes the protocol queued (acks, pongs, chunk size) go first.
     if (Error err = transport_->flush(); !err.ok()) return SRS_WRAP(err, "flush control");
 
-    RtmpMessage msg;
-    msg.type = type;
-    msg.timestamp = timestamp;
-    msg.stream_id = stream_id_;
-    msg.cs_id = type == kRtmpAudio ? kRtmpCidAudio : kRtmpCidVideo;
-    msg.payload = std::move(payload);
-    const uint32_t chunk_size = transport_->protocol().out_chunk_size();
-    RtmpChunkEncoder::encode_headers(msg, chunk_size, &first_header_, &cont_header_);
-    const size_t need = 2 * RtmpChunkEncoder::chunk_count(msg.payload.size(), chunk_size);
+    if (headers_.size() < 2 * count) headers_.resize(2 * count);
     if (iov_.size() < need) iov_.resize(need);
-    const size_t n = RtmpChunkEncoder::fill_iovecs(first_header_, cont_header_, msg.payload.data(),
-                                                   msg.payload.size(), chunk_size, iov_.data(), iov_.size());
-    if (Error err = write_iovecs(iov_.data(), n); !err.ok()) return SRS_WRAP(err, "send media");
-    media_out_++;
-    media_bytes_out_ += msg.payload.size();
+    size_t used = 0;
+    uint64_t bytes = 0;
+    RtmpMessage head;  // the ids the headers carry; the payload only for its size
+    for (size_t i = 0; i < count; i++) {
+        const RtmpMessage& m = msgs[i];
+        head.type = m.type;
+        head.timestamp = m.timestamp;
+        head.stream_id = stream_id_;
+        head.cs_id = m.type == kRtmpAudio ? kRtmpCidAudio : m.type == kRtmpVideo ? kRtmpCidVideo : kRtmpCidOverStream;
+        head.payload = m.payload;
+        std::string& first = headers_[2 * i];
+        std::string& cont = headers_[2 * i + 1];
+        RtmpChunkEncoder::encode_headers(head, chunk_size, &first, &cont);
+        used += RtmpChunkEncoder::fill_iovecs(first, cont, m.payload.data(), m.payload.size(), chunk_size,
+                                              iov_.data() + used, iov_.size() - used);
+        bytes += m.payload.size();
+    }
+    if (Error err = write_iovecs(iov_.data(), used); !err.ok()) return SRS_WRAP(err, "send media");
+    media_out_ += count;
+    media_bytes_out_ += bytes;
     return Error();
 }
 

@@ -13,7 +13,8 @@
 // - connect() takes numeric hosts only (no DNS: it would block every
 //   coroutine); the port defaults to 1935. The timeout bounds the TCP connect
 //   and is then the socket's receive and send timeout for every later call,
-//   until set_recv_timeout()/set_send_timeout() change it.
+//   until set_recv_timeout()/set_send_timeout() change it. A failed connect()
+//   leaves nothing open, so it can be called again.
 // - connect()/play()/publish() return once the server said yes; a refusal
 //   (_error, or onStatus with level "error") is an error whose message
 //   carries the status code, e.g. "NetStream.Publish.BadName".
@@ -90,6 +91,10 @@ class RtmpClient {
     Error send_metadata(const Amf0Value& metadata, uint32_t timestamp = 0);
     // Any AMF0 data message on the stream.
     Error send_data(const RtmpData& data, uint32_t timestamp = 0);
+    // Several audio (8), video (9) or AMF0 data (18) messages in as few
+    // writev calls as IOV_MAX allows, in order; each message's type,
+    // timestamp and payload are used, stream and chunk stream ids are ours.
+    Error send_messages(const RtmpMessage* msgs, size_t count);
     // Set Chunk Size for everything sent after it (128..65536).
     Error set_chunk_size(uint32_t size);
 
@@ -119,10 +124,11 @@ class RtmpClient {
     uint64_t bytes_in() const { return sock_ ? sock_->recv_bytes() : 0; }
     uint64_t bytes_out() const { return sock_ ? sock_->send_bytes() : 0; }
     uint64_t messages_in() const { return messages_in_; }    // returned by recv/poll
-    uint64_t media_out() const { return media_out_; }        // send_media calls
+    uint64_t media_out() const { return media_out_; }              // messages sent by send_media/send_messages
     uint64_t media_bytes_out() const { return media_bytes_out_; }  // their payload bytes
 
   private:
+    Error do_connect(const std::string& url, utime_t timeout_us, bool complex_handshake);
     Error send_command(const RtmpCommand& cmd, uint32_t stream_id);
     // Reads until the answer to transaction `tid` (_result/_error), keeping
     // media and data for recv_message.
@@ -150,9 +156,9 @@ class RtmpClient {
     // Media/data that came while waiting for an answer, in arrival order.
     std::deque<RtmpMessage> pending_;
 
-    // send_media scratch, reused: chunk headers and iovecs.
-    std::string first_header_;
-    std::string cont_header_;
+    // send_messages scratch, reused: chunk headers (first, continuation per
+    // message) and iovecs.
+    std::vector<std::string> headers_;
     std::vector<struct iovec> iov_;
 
     uint64_t messages_in_ = 0;
