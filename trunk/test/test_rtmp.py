@@ -304,3 +304,59 @@ def test_publish_with_chunk_size_128_from_the_client(srs, tmp_path):
     finally:
         pub.send_signal(2)
         pub.wait(timeout=10)
+
+
+def _raw_play(srs, stream="livestream"):
+    c = RawRtmp(srs.rtmp_port)
+    c.handshake()
+    c.connect()
+    c.send(chunk(3, 20, amf0_string("createStream") + amf0_number(2) + b"\x05"))
+    c.send(chunk(8, 20, amf0_string("play") + amf0_number(3) + b"\x05" + amf0_string(stream), stream_id=1))
+    return c
+
+
+def test_pause_and_unpause(live):
+    srs, _ = live
+    c = _raw_play(srs)
+    c.sock.settimeout(0.2)
+    time.sleep(1)
+    c.send(chunk(8, 20, amf0_string("pause") + amf0_number(0) + b"\x05" + b"\x01\x01" + amf0_number(1000),
+                 stream_id=1))
+    assert wait_until(lambda: "RTMP pause /live/livestream" in srs.log(), 5)
+    c.send(chunk(8, 20, amf0_string("pause") + amf0_number(0) + b"\x05" + b"\x01\x00" + amf0_number(1000),
+                 stream_id=1))
+    assert wait_until(lambda: "RTMP unpause /live/livestream" in srs.log(), 5)
+    c.close()
+
+
+def test_publisher_without_media_times_out(srs):
+    conf = srs.base_conf().replace("vhost __defaultVhost__ {\n}",
+                                   "vhost __defaultVhost__ {\n  publish {\n    firstpkt_timeout 1000;\n  }\n}")
+    srs.start(conf)
+    c = RawRtmp(srs.rtmp_port)
+    c.handshake()
+    c.connect()
+    c.send(chunk(3, 20, amf0_string("createStream") + amf0_number(2) + b"\x05"))
+    c.send(chunk(8, 20, amf0_string("publish") + amf0_number(3) + b"\x05" + amf0_string("silent") +
+                 amf0_string("live"), stream_id=1))
+    t0 = time.monotonic()
+    assert c.closed_by_server(timeout=10)
+    assert 0.8 < time.monotonic() - t0 < 5
+    assert wait_until(lambda: "no media for 1000 ms" in srs.log(), 5), srs.log()[-2000:]
+    # The stream is free again for the next publisher.
+    assert wait_until(lambda: "source __defaultVhost__/live/silent unpublished" in srs.log(), 5)
+    c.close()
+
+
+def test_legacy_flat_vhost_directives(srs, media):
+    conf = srs.base_conf().replace("vhost __defaultVhost__ {\n}",
+                                   "vhost __defaultVhost__ {\n  gop_cache off;\n  queue_length 10;\n}")
+    srs.start(conf)
+    pub = Publisher(media, url(srs))
+    try:
+        wait_for_publish(srs)
+        assert "gop_cache=0" in srs.log()
+        probe_packets(url(srs), 1)
+        assert "queue=10 s" in srs.log()
+    finally:
+        pub.stop()

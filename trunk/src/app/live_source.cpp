@@ -49,7 +49,7 @@ LiveSource::~LiveSource() {
 
 Error LiveSource::on_publish(const std::string& publisher_cid, const SourceOptions& options) {
     if (publishing_) {
-        return SRS_ERR(kErrorAppBase + 1, "stream %s is already published by %s", url().c_str(), publisher_cid_.c_str());
+        return SRS_ERR(kErrorStreamBusy, "stream %s is already published by %s", url().c_str(), publisher_cid_.c_str());
     }
     publishing_ = true;
     publisher_cid_ = publisher_cid;

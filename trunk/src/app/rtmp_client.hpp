@@ -45,13 +45,6 @@
 
 namespace srs {
 
-// Client-side failures (RTMP range). Candidates for core/error.hpp.
-enum RtmpClientErrorCode : int {
-    kErrorRtmpClientRejected = 2090,  // the server answered _error or an onStatus of level "error"
-    kErrorRtmpClientState = 2091,     // a call out of order (play before connect, publish twice...)
-    kErrorRtmpClientNoDns = 2092,     // the URL's host is a name, not an IP literal
-};
-
 // A short name for what kind of failure ended a client session, for counters
 // and reports: "connect", "timeout", "closed", "io", "rejected", "handshake",
 // "protocol", "interrupted" or "other".

@@ -58,7 +58,7 @@ Error RtmpServerConnection::connect_app() {
         transport_.send_command(build_connect_rejected(connect.transaction_id, "vhost disabled"), 0,
                                 kRtmpCidOverConnection)
             .ignore();
-        return SRS_ERR(kErrorAppBase + 2, "vhost %s is disabled", req_.vhost.c_str());
+        return SRS_ERR(kErrorVhostDisabled, "vhost %s is disabled", req_.vhost.c_str());
     }
     srs_trace("RTMP client ip=%s, tcUrl=%s, vhost=%s, app=%s, pageUrl=%s, swfUrl=%s, encoding=%d",
               peer().ip.c_str(), connect.tc_url.c_str(), req_.vhost.c_str(), req_.app.c_str(),

@@ -20,7 +20,7 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
         return SRS_WRAP(err, "play %s", stream_name.c_str());
     }
     req_.vhost = resolve_vhost(req_.vhost);
-    if (req_.stream.empty()) return SRS_ERR(kErrorAppBase + 3, "play without a stream name");
+    if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "play without a stream name");
     client_type_ = "rtmp-play";
 
     const Config& config = ctx_->config();

@@ -30,7 +30,7 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
         return SRS_WRAP(err, "publish %s", stream_name.c_str());
     }
     req_.vhost = resolve_vhost(req_.vhost);
-    if (req_.stream.empty()) return SRS_ERR(kErrorAppBase + 3, "publish without a stream name");
+    if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "publish without a stream name");
     client_type_ = fmle ? "fmle-publish" : "flash-publish";
 
     LiveSource* source = ctx_->sources().fetch_or_create(req_.vhost, req_.app, req_.stream);
@@ -38,7 +38,7 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
         srs_warn("RTMP publish %s denied: already published by %s", req_.stream_url().c_str(),
                  source->publisher_cid().c_str());
         transport_.send_command(build_publish_bad_name(req_.stream, cid()), stream_id_, kRtmpCidOverStream).ignore();
-        return SRS_ERR(kErrorAppBase + 4, "stream %s is busy", req_.stream_url().c_str());
+        return SRS_ERR(kErrorStreamBusy, "stream %s is busy", req_.stream_url().c_str());
     }
 
     const Config& config = ctx_->config();

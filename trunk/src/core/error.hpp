@@ -86,7 +86,14 @@ enum ErrorCode : int {
     kErrorRtmpControlMalformed = 2046,       // a protocol control message too short
     kErrorRtmpUserControlMalformed = 2047,   // a user control event too short for its type
     kErrorRtmpAggregateMalformed = 2048,     // aggregate sub-message truncated or of a bad type
+    // RTMP client.
+    kErrorRtmpClientRejected = 2090,  // the server answered _error or an onStatus of level "error"
+    kErrorRtmpClientState = 2091,     // a call out of order (play before connect, publish twice...)
+    kErrorRtmpClientNoDns = 2092,     // the URL's host is a name, not an IP literal
     kErrorAppBase = 3000,
+    kErrorStreamBusy = 3001,       // a second publisher of a live stream
+    kErrorVhostDisabled = 3002,    // vhost { enabled off; }
+    kErrorStreamNameEmpty = 3003,  // publish/play without a stream name
     // Media codecs and FLV (kernel/media_codec*, kernel/flv).
     kErrorVideoPacket = 3100,      // FLV/RTMP video tag body malformed
     kErrorAudioPacket = 3101,      // FLV/RTMP audio tag body malformed
