@@ -173,6 +173,11 @@ def test_unknown_message_type_and_bad_amf(live):
     c = RawRtmp(srs.rtmp_port)
     c.handshake()
     c.send(chunk(3, 99, b"\x01\x02\x03"))
+    assert c.closed_by_server()
+    c.close()
+    assert wait_until(lambda: "unknown message type 99" in srs.log(), 5)
+    c = RawRtmp(srs.rtmp_port)
+    c.handshake()
     c.send(chunk(3, 20, b"\x02\xff\xff" + b"x" * 10))  # string longer than the message
     assert c.closed_by_server()
     c.close()

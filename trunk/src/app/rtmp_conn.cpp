@@ -36,6 +36,15 @@ std::string RtmpServerConnection::resolve_vhost(const std::string& host) const {
     return config.has_vhost(host) ? host : kDefaultVhost;
 }
 
+Error RtmpServerConnection::acknowledge(const RtmpCommand& cmd) {
+    if (cmd.transaction_id <= 0) return Error();
+    return transport_.send_command(build_simple_result(cmd.transaction_id), 0, kRtmpCidOverConnection);
+}
+
+Error RtmpServerConnection::send_on_stream(const RtmpCommand& cmd) {
+    return transport_.send_command(cmd, stream_id_, kRtmpCidOverStream);
+}
+
 Error RtmpServerConnection::connect_app() {
     RtmpMessage msg;
     RtmpCommand cmd;
@@ -106,11 +115,7 @@ Error RtmpServerConnection::identify_client(uint32_t stream_id) {
             case RtmpCommandKind::kFCPublish:
                 // The FMLE/ffmpeg/OBS publish flow announces itself with these.
                 fmle = true;
-                if (Error err = transport_.send_command(build_simple_result(cmd.transaction_id), 0,
-                                                        kRtmpCidOverConnection);
-                    !err.ok()) {
-                    return SRS_WRAP(err, "%s", cmd.name.c_str());
-                }
+                if (Error err = acknowledge(cmd); !err.ok()) return SRS_WRAP(err, "%s", cmd.name.c_str());
                 break;
             case RtmpCommandKind::kPublish: {
                 RtmpPublishRequest req;
@@ -125,13 +130,7 @@ Error RtmpServerConnection::identify_client(uint32_t stream_id) {
             case RtmpCommandKind::kGetStreamLength:
             case RtmpCommandKind::kCheckBw:
             case RtmpCommandKind::kCall:
-                if (cmd.transaction_id > 0) {
-                    if (Error err = transport_.send_command(build_simple_result(cmd.transaction_id), 0,
-                                                            kRtmpCidOverConnection);
-                        !err.ok()) {
-                        return SRS_WRAP(err, "%s", cmd.name.c_str());
-                    }
-                }
+                if (Error err = acknowledge(cmd); !err.ok()) return SRS_WRAP(err, "%s", cmd.name.c_str());
                 break;
             default:
                 srs_info("RTMP: ignore %s while identifying", cmd.name.c_str());

@@ -31,6 +31,10 @@ class RtmpServerConnection : public Connection {
     Error connect_app();
     Error identify_client(uint32_t stream_id);
     std::string resolve_vhost(const std::string& host) const;
+    // Answers a command that only needs a _result, when the client waits for one.
+    Error acknowledge(const RtmpCommand& cmd);
+    // Sends a command on the client's message stream (onStatus and friends).
+    Error send_on_stream(const RtmpCommand& cmd);
 
     Error publish(const std::string& stream_name, bool fmle);
     Error publish_loop(LiveSource* source);

@@ -37,11 +37,11 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
     RtmpProtocol& proto = transport_.protocol();
     proto.send_user_control(kRtmpStreamBegin, stream_id_);
     if (Error err = transport_.flush(); !err.ok()) return SRS_WRAP(err, "stream begin");
-    if (Error err = transport_.send_command(build_play_reset(req_.stream, cid()), stream_id_, kRtmpCidOverStream);
+    if (Error err = send_on_stream(build_play_reset(req_.stream, cid()));
         !err.ok()) {
         return SRS_WRAP(err, "play reset");
     }
-    if (Error err = transport_.send_command(build_play_start(req_.stream, cid()), stream_id_, kRtmpCidOverStream);
+    if (Error err = send_on_stream(build_play_start(req_.stream, cid()));
         !err.ok()) {
         return SRS_WRAP(err, "play start");
     }
@@ -88,15 +88,13 @@ Error RtmpServerConnection::play_loop(LiveSource* source, LiveConsumer* consumer
         }
 
         if (consumer->take_unpublished()) {
-            if (Error err = transport_.send_command(build_play_unpublish_notify(req_.stream, cid()), stream_id_,
-                                                    kRtmpCidOverStream);
+            if (Error err = send_on_stream(build_play_unpublish_notify(req_.stream, cid()));
                 !err.ok()) {
                 return SRS_WRAP(err, "unpublish notify");
             }
         }
         if (consumer->take_republished()) {
-            if (Error err = transport_.send_command(build_play_publish_notify(req_.stream, cid()), stream_id_,
-                                                    kRtmpCidOverStream);
+            if (Error err = send_on_stream(build_play_publish_notify(req_.stream, cid()));
                 !err.ok()) {
                 return SRS_WRAP(err, "publish notify");
             }
@@ -137,7 +135,7 @@ Error RtmpServerConnection::on_play_control(RtmpMessage& msg, LiveConsumer* cons
             srs_trace("RTMP %s %s", req.pause ? "pause" : "unpause", req_.stream_url().c_str());
             RtmpCommand notify = req.pause ? build_pause_notify(req_.stream, cid())
                                            : build_unpause_notify(req_.stream, cid());
-            return transport_.send_command(notify, stream_id_, kRtmpCidOverStream);
+            return send_on_stream(notify);
         }
         case RtmpCommandKind::kCloseStream:
         case RtmpCommandKind::kDeleteStream:
@@ -145,10 +143,7 @@ Error RtmpServerConnection::on_play_control(RtmpMessage& msg, LiveConsumer* cons
             *done = true;
             return Error();
         default:
-            if (cmd.transaction_id > 0) {
-                return transport_.send_command(build_simple_result(cmd.transaction_id), 0, kRtmpCidOverConnection);
-            }
-            return Error();
+            return acknowledge(cmd);
     }
 }
 

@@ -37,7 +37,7 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     if (source->publishing()) {
         srs_warn("RTMP publish %s denied: already published by %s", req_.stream_url().c_str(),
                  source->publisher_cid().c_str());
-        transport_.send_command(build_publish_bad_name(req_.stream, cid()), stream_id_, kRtmpCidOverStream).ignore();
+        send_on_stream(build_publish_bad_name(req_.stream, cid())).ignore();
         return SRS_ERR(kErrorStreamBusy, "stream %s is busy", req_.stream_url().c_str());
     }
 
@@ -50,13 +50,12 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     PublishGuard guard(source);
 
     if (fmle) {
-        if (Error err = transport_.send_command(build_on_fc_publish("Started publishing stream."), stream_id_,
-                                                kRtmpCidOverStream);
+        if (Error err = send_on_stream(build_on_fc_publish("Started publishing stream."));
             !err.ok()) {
             return SRS_WRAP(err, "onFCPublish");
         }
     }
-    if (Error err = transport_.send_command(build_publish_start(req_.stream, cid()), stream_id_, kRtmpCidOverStream);
+    if (Error err = send_on_stream(build_publish_start(req_.stream, cid()));
         !err.ok()) {
         return SRS_WRAP(err, "publish start");
     }
@@ -136,10 +135,10 @@ Error RtmpServerConnection::on_publish_message(LiveSource* source, RtmpMessage& 
     switch (classify_rtmp_command(cmd.name)) {
         case RtmpCommandKind::kFCUnpublish:
             // ffmpeg/OBS: FCUnpublish, then deleteStream. Answer as FMS does.
-            transport_.send_command(build_on_fc_unpublish("Stop publishing stream."), stream_id_, kRtmpCidOverStream)
+            send_on_stream(build_on_fc_unpublish("Stop publishing stream."))
                 .ignore();
-            transport_.send_command(build_simple_result(cmd.transaction_id), 0, kRtmpCidOverConnection).ignore();
-            transport_.send_command(build_unpublish_success(req_.stream, cid()), stream_id_, kRtmpCidOverStream)
+            acknowledge(cmd).ignore();
+            send_on_stream(build_unpublish_success(req_.stream, cid()))
                 .ignore();
             *done = true;
             srs_trace("RTMP unpublish %s (FCUnpublish)", req_.stream_url().c_str());
@@ -150,10 +149,7 @@ Error RtmpServerConnection::on_publish_message(LiveSource* source, RtmpMessage& 
             srs_trace("RTMP unpublish %s (%s)", req_.stream_url().c_str(), cmd.name.c_str());
             return Error();
         default:
-            if (cmd.transaction_id > 0) {
-                return transport_.send_command(build_simple_result(cmd.transaction_id), 0, kRtmpCidOverConnection);
-            }
-            return Error();
+            return acknowledge(cmd);
     }
 }
 

@@ -20,39 +20,34 @@ Error RtmpTransport::read_more() {
     return Error();
 }
 
-Error RtmpTransport::handshake_as_server() {
-    RtmpHandshakeServer hs;
-    while (!hs.done()) {
+// Feeds a handshake object until it is done, writing what it answers. Bytes
+// after the handshake (the first chunks) stay in the buffer.
+template <typename Handshake>
+Error RtmpTransport::run_handshake(Handshake* hs) {
+    while (!hs->done()) {
         if (Error err = read_more(); !err.ok()) return SRS_WRAP(err, "read handshake");
         size_t consumed = 0;
-        if (Error err = hs.feed(in_.data(), in_.size(), &consumed); !err.ok()) return SRS_WRAP(err, "handshake");
+        if (Error err = hs->feed(in_.data(), in_.size(), &consumed); !err.ok()) return SRS_WRAP(err, "handshake");
         in_.consume(consumed);
-        if (hs.has_output()) {
-            std::string out = hs.take_output();
+        if (hs->has_output()) {
+            std::string out = hs->take_output();
             if (Error err = sock_->write(out.data(), out.size()); !err.ok()) return SRS_WRAP(err, "write handshake");
         }
     }
-    complex_ = hs.used_complex();
-    // Bytes after C2 are the first chunks; they stay in the buffer.
+    complex_ = hs->used_complex();
     return Error();
+}
+
+Error RtmpTransport::handshake_as_server() {
+    RtmpHandshakeServer hs;
+    return run_handshake(&hs);
 }
 
 Error RtmpTransport::handshake_as_client(bool complex) {
     RtmpHandshakeClient hs;
     std::string c0c1 = hs.start(complex);
     if (Error err = sock_->write(c0c1.data(), c0c1.size()); !err.ok()) return SRS_WRAP(err, "write c0c1");
-    while (!hs.done()) {
-        if (Error err = read_more(); !err.ok()) return SRS_WRAP(err, "read handshake");
-        size_t consumed = 0;
-        if (Error err = hs.feed(in_.data(), in_.size(), &consumed); !err.ok()) return SRS_WRAP(err, "handshake");
-        in_.consume(consumed);
-        if (hs.has_output()) {
-            std::string out = hs.take_output();
-            if (Error err = sock_->write(out.data(), out.size()); !err.ok()) return SRS_WRAP(err, "write c2");
-        }
-    }
-    complex_ = hs.used_complex();
-    return Error();
+    return run_handshake(&hs);
 }
 
 Error RtmpTransport::drain_input(std::vector<RtmpMessage>* out, bool* got) {

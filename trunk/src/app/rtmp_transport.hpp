@@ -43,6 +43,8 @@ class RtmpTransport {
     TcpConn* socket() { return sock_; }
 
   private:
+    template <typename Handshake>
+    Error run_handshake(Handshake* hs);
     Error read_more();
     Error drain_input(std::vector<RtmpMessage>* out, bool* got);
     TcpConn* sock_;

@@ -86,6 +86,7 @@ enum ErrorCode : int {
     kErrorRtmpControlMalformed = 2046,       // a protocol control message too short
     kErrorRtmpUserControlMalformed = 2047,   // a user control event too short for its type
     kErrorRtmpAggregateMalformed = 2048,     // aggregate sub-message truncated or of a bad type
+    kErrorRtmpMessageTypeUnknown = 2049,     // a message type RTMP does not define
     // RTMP client.
     kErrorRtmpClientRejected = 2090,  // the server answered _error or an onStatus of level "error"
     kErrorRtmpClientState = 2091,     // a call out of order (play before connect, publish twice...)

@@ -136,9 +136,21 @@ Error RtmpProtocol::handle(RtmpMessage&& msg) {
         }
         case kRtmpAggregate:
             return split_aggregate(msg);
-        default:
+        case kRtmpAudio:
+        case kRtmpVideo:
+        case kRtmpAmf3Data:
+        case kRtmpAmf3SharedObject:
+        case kRtmpAmf3Command:
+        case kRtmpAmf0Data:
+        case kRtmpAmf0SharedObject:
+        case kRtmpAmf0Command:
             push(std::move(msg));
             return Error();
+        default:
+            // Types 7, 10-14, 21 and above are not RTMP: a peer that sends
+            // them is not speaking the protocol.
+            return SRS_ERR(kErrorRtmpMessageTypeUnknown, "unknown message type %u on chunk stream %u, %zu bytes",
+                           type, msg.cs_id, msg.payload.size());
     }
 }
 
