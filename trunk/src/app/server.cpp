@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "app/http_conn.hpp"
 #include "app/rtmp_conn.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
@@ -25,6 +26,7 @@ Error Server::initialize() {
     if (Error err = connections_.start(); !err.ok()) return SRS_WRAP(err, "connection manager");
     if (Error err = sources_.start(); !err.ok()) return SRS_WRAP(err, "source manager");
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
+    if (Error err = listen_http(); !err.ok()) return SRS_WRAP(err, "listen http");
     return Error();
 }
 
@@ -38,14 +40,45 @@ Error Server::listen_rtmp() {
         if (Error err = acceptor->listen(); !err.ok()) return err;
         fresh.push_back(std::move(acceptor));
     }
-    close_listeners();
+    for (auto& l : rtmp_listeners_) l->close();
     rtmp_listeners_ = std::move(fresh);
+    return Error();
+}
+
+Error Server::listen_http() {
+    const Config& config = *config_;
+    bool server_on = config.get_bool("http_server.enabled");
+    bool api_on = config.get_bool("http_api.enabled");
+    auto server_eps = config.get_endpoints("http_server.listen");
+    auto api_eps = config.get_endpoints("http_api.listen");
+    // Same port for both: the API is served by the HTTP server, as SRS does.
+    api_on_http_port_ = server_on && api_on && !server_eps.empty() && !api_eps.empty() &&
+                        server_eps[0].port == api_eps[0].port;
+    http_flv_.reset(new HttpFlvHandler(this));
+    http_static_.reset(new HttpStaticHandler(config.get_string("http_server.dir")));
+    http_api_.reset(new HttpApiHandler(this));
+    if (server_on) {
+        for (const auto& ep : server_eps) {
+            std::unique_ptr<TcpAcceptor> a(new TcpAcceptor("HTTP", ep.ip, ep.port, this));
+            if (Error err = a->listen(); !err.ok()) return err;
+            http_listeners_.push_back(std::move(a));
+        }
+    }
+    if (api_on && !api_on_http_port_) {
+        for (const auto& ep : api_eps) {
+            std::unique_ptr<TcpAcceptor> a(new TcpAcceptor("API", ep.ip, ep.port, this));
+            if (Error err = a->listen(); !err.ok()) return err;
+            http_listeners_.push_back(std::move(a));
+        }
+    }
     return Error();
 }
 
 void Server::close_listeners() {
     for (auto& l : rtmp_listeners_) l->close();
     rtmp_listeners_.clear();
+    for (auto& l : http_listeners_) l->close();
+    http_listeners_.clear();
 }
 
 void Server::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
@@ -56,7 +89,19 @@ void Server::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
                  sock->peer().to_string().c_str(), limit);
         return;  // closes the socket
     }
-    Connection* c = new RtmpServerConnection(&connections_, sock.release(), this);
+    Connection* c = nullptr;
+    if (acceptor->kind() == "HTTP") {
+        std::vector<HttpHandler*> handlers = {http_flv_.get()};
+        if (api_on_http_port_) handlers.push_back(http_api_.get());
+        handlers.push_back(http_static_.get());
+        c = new HttpServerConnection(&connections_, sock.release(), "HTTP", handlers,
+                                     config_->get_bool("http_server.crossdomain"));
+    } else if (acceptor->kind() == "API") {
+        c = new HttpServerConnection(&connections_, sock.release(), "API", {http_api_.get()},
+                                     config_->get_bool("http_api.crossdomain"));
+    } else {
+        c = new RtmpServerConnection(&connections_, sock.release(), this);
+    }
     if (Error err = connections_.add(c); !err.ok()) {
         srs_error("accept %s client: %s", acceptor->kind().c_str(), err.describe().c_str());
     }

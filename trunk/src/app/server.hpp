@@ -9,6 +9,9 @@
 
 #include "app/config.hpp"
 #include "app/connection.hpp"
+#include "app/http_api.hpp"
+#include "app/http_flv.hpp"
+#include "app/http_static.hpp"
 #include "app/live_context.hpp"
 #include "app/source_manager.hpp"
 #include "app/tcp_acceptor.hpp"
@@ -41,6 +44,7 @@ class Server : public TcpClientHandler, public LiveContext {
   private:
     enum class QuitMode { kNone, kFast, kGraceful };
     Error listen_rtmp();
+    Error listen_http();
     void close_listeners();
     void on_signal(int signo);
     void graceful_quit();
@@ -49,6 +53,11 @@ class Server : public TcpClientHandler, public LiveContext {
     std::unique_ptr<Config> config_;
     std::string conf_path_;
     std::vector<std::unique_ptr<TcpAcceptor>> rtmp_listeners_;
+    std::vector<std::unique_ptr<TcpAcceptor>> http_listeners_;
+    std::unique_ptr<HttpFlvHandler> http_flv_;
+    std::unique_ptr<HttpStaticHandler> http_static_;
+    std::unique_ptr<HttpApiHandler> http_api_;
+    bool api_on_http_port_ = false;
     // Declared before the connections: connections hold sources, so they
     // are stopped first (members are destroyed in reverse order).
     SourceManager sources_;

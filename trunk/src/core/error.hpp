@@ -108,6 +108,27 @@ enum ErrorCode : int {
     kErrorFlvTagType = 3121,       // FLV tag type or flags
     kErrorFlvTagSize = 3122,       // FLV tag data size
     kErrorHttpBase = 4000,
+    // HTTP/1.1 request parser (protocol/http_request); http_status_for() maps each to a status.
+    kErrorHttpBadMethod = 4001,              // 400: method is not a token (or longer than 32)
+    kErrorHttpBadRequestLine = 4002,         // 400: request line not "METHOD SP target SP version"
+    kErrorHttpRequestLineTooLong = 4003,     // 414: request line over HttpLimits::max_request_line
+    kErrorHttpBadVersion = 4004,             // 400: version not "HTTP/" DIGIT "." DIGIT
+    kErrorHttpVersionNotSupported = 4005,    // 505: a well-formed version other than 1.0/1.1
+    kErrorHttpBadTarget = 4006,              // 400: request-target not origin- or absolute-form
+    kErrorHttpBadPath = 4007,                // 400: bad %-escape, encoded NUL/control, escapes root
+    kErrorHttpBadHeader = 4008,              // 400: field line malformed or with control bytes
+    kErrorHttpHeadersTooLarge = 4009,        // 431: header (+trailer) bytes over max_header_bytes
+    kErrorHttpTooManyHeaders = 4010,         // 431: more field lines than max_headers
+    kErrorHttpBadHost = 4011,                // 400: HTTP/1.1 without Host, or several Host lines
+    kErrorHttpBadContentLength = 4012,       // 400: Content-Length not a decimal number
+    kErrorHttpSmuggling = 4013,              // 400: Content-Length with chunked, or two lengths
+    kErrorHttpBadTransferEncoding = 4014,    // 400: chunked not last/repeated, or TE in HTTP/1.0
+    kErrorHttpUnsupportedTransferEncoding = 4015,  // 501: a transfer coding other than chunked
+    kErrorHttpBodyTooLarge = 4016,           // 413: body over HttpLimits::max_body
+    kErrorHttpBadChunkSize = 4017,           // 400: chunk-size line malformed or too long
+    kErrorHttpBadChunkEnd = 4018,            // 400: chunk data not followed by CRLF
+    kErrorHttpBadLineEnding = 4019,          // 400: CR not followed by LF
+    kErrorHttpParserState = 4020,            // 500: feed() while a request waits for take_request()
     kErrorRtcBase = 5000,
 };
 

@@ -21,7 +21,11 @@ const char* provide_cid() {
 }  // namespace
 
 Error init_runtime() {
-    if (g_cid_key >= 0) return Error();
+    if (g_cid_key >= 0) {
+        // Started already; make sure logs and errors ask us for the cid again.
+        set_context_id_provider(provide_cid);
+        return Error();
+    }
     // EBUSY: the runtime was started already (tests share one process).
     if (st_set_eventsys(ST_EVENTSYS_ALT) < 0 && errno != EBUSY) {
         return SRS_ERR(kErrorThreadStart, "st_set_eventsys(epoll): %s", strerror(errno));

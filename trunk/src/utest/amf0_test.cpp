@@ -3,8 +3,6 @@
 // huge lengths, deep nesting, bad references, unknown markers, missing
 // object-end), with the input placed right before a PROT_NONE page.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -12,29 +10,12 @@
 #include <vector>
 
 #include "kernel/amf0.hpp"
+#include "utest/test_util.hpp"
 
 using namespace srs;
+using namespace srs::utest;
 
 namespace {
-
-std::string unhex(const std::string& hex) {
-    std::string out;
-    int nibble = -1;
-    for (char c : hex) {
-        int v;
-        if (c >= '0' && c <= '9') v = c - '0';
-        else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
-        else continue;
-        if (nibble < 0) {
-            nibble = v;
-        } else {
-            out.push_back(static_cast<char>(nibble << 4 | v));
-            nibble = -1;
-        }
-    }
-    return out;
-}
 
 std::string encode(const Amf0Value& v) {
     std::string out;
@@ -55,31 +36,6 @@ int decode_code(const std::string& bytes) {
     Amf0Value v;
     return decode_exact(bytes, &v).code();
 }
-
-// Input placed so that its last byte is the last byte before a PROT_NONE page:
-// reading one byte too far crashes the test.
-class GuardedBytes {
-  public:
-    explicit GuardedBytes(const std::string& bytes) {
-        page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-        pages_ = (bytes.size() + page_ - 1) / page_ + 1;
-        base_ = static_cast<uint8_t*>(mmap(nullptr, pages_ * page_, PROT_READ | PROT_WRITE,
-                                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-        EXPECT_NE(base_, MAP_FAILED);
-        EXPECT_EQ(mprotect(base_ + (pages_ - 1) * page_, page_, PROT_NONE), 0);
-        data_ = base_ + (pages_ - 1) * page_ - bytes.size();
-        memcpy(data_, bytes.data(), bytes.size());
-        size_ = bytes.size();
-    }
-    ~GuardedBytes() { munmap(base_, pages_ * page_); }
-    const uint8_t* data() const { return data_; }
-    size_t size() const { return size_; }
-
-  private:
-    size_t page_ = 0, pages_ = 0, size_ = 0;
-    uint8_t* base_ = nullptr;
-    uint8_t* data_ = nullptr;
-};
 
 // Real bodies sent by ffmpeg (chunk headers and 0xc3 separators removed).
 // connect: "connect", 1, {app, type, flashVer, tcUrl}.
@@ -103,24 +59,24 @@ const char* kFfmpegSetDataFrame =
 // One value of every decodable type, canonical (encode(decode(x)) == x).
 std::vector<std::string> canonical_values() {
     return {
-        unhex("00 3ff0000000000000"),                       // number 1
-        unhex("00 c00921fb54442d18"),                       // number -3.14159...
-        unhex("00 7ff0000000000000"),                       // +inf
-        unhex("01 01"),                                     // true
-        unhex("01 00"),                                     // false
-        unhex("02 0000"),                                   // ""
-        unhex("02 0004 6c697665"),                          // "live"
-        unhex("03 000009"),                                 // {}
-        unhex("03 0001 61 05 0001 62 06 000009"),           // {a: null, b: undefined}
-        unhex("05"),                                        // null
-        unhex("06"),                                        // undefined
-        unhex("08 00000000 000009"),                        // ecma{}
-        unhex("08 00000001 0001 78 00 4000000000000000 000009"),  // ecma{x: 2}
-        unhex("0a 00000000"),                               // []
-        unhex("0a 00000002 01 01 02 0001 7a"),              // [true, "z"]
-        unhex("0b 4276f5e66e800000 0000"),                  // date 2020-01-01
-        unhex("0b 0000000000000000 fe20"),                  // date, timezone -480
-        unhex("03 0000 05 000009"),                         // {"": null}
+        unhex_string("00 3ff0000000000000"),                       // number 1
+        unhex_string("00 c00921fb54442d18"),                       // number -3.14159...
+        unhex_string("00 7ff0000000000000"),                       // +inf
+        unhex_string("01 01"),                                     // true
+        unhex_string("01 00"),                                     // false
+        unhex_string("02 0000"),                                   // ""
+        unhex_string("02 0004 6c697665"),                          // "live"
+        unhex_string("03 000009"),                                 // {}
+        unhex_string("03 0001 61 05 0001 62 06 000009"),           // {a: null, b: undefined}
+        unhex_string("05"),                                        // null
+        unhex_string("06"),                                        // undefined
+        unhex_string("08 00000000 000009"),                        // ecma{}
+        unhex_string("08 00000001 0001 78 00 4000000000000000 000009"),  // ecma{x: 2}
+        unhex_string("0a 00000000"),                               // []
+        unhex_string("0a 00000002 01 01 02 0001 7a"),              // [true, "z"]
+        unhex_string("0b 4276f5e66e800000 0000"),                  // date 2020-01-01
+        unhex_string("0b 0000000000000000 fe20"),                  // date, timezone -480
+        unhex_string("03 0000 05 000009"),                         // {"": null}
     };
 }
 
@@ -128,56 +84,56 @@ std::vector<std::string> canonical_values() {
 
 TEST(Amf0Decode, EveryMarker) {
     Amf0Value v;
-    ASSERT_TRUE(decode_exact(unhex("00 3ff0000000000000"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("00 3ff0000000000000"), &v).ok());
     EXPECT_TRUE(v.is_number());
     EXPECT_EQ(v.as_number(), 1.0);
 
-    ASSERT_TRUE(decode_exact(unhex("01 02"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("01 02"), &v).ok());
     EXPECT_TRUE(v.is_boolean());
     EXPECT_TRUE(v.as_bool());  // any non-zero byte is true
 
-    ASSERT_TRUE(decode_exact(unhex("02 0003 616263"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("02 0003 616263"), &v).ok());
     EXPECT_EQ(v.as_string(), "abc");
 
-    ASSERT_TRUE(decode_exact(unhex("03 0003 617070 02 0004 6c697665 000009"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("03 0003 617070 02 0004 6c697665 000009"), &v).ok());
     ASSERT_TRUE(v.is_object());
     ASSERT_NE(v.get("app"), nullptr);
     EXPECT_EQ(v.get("app")->as_string(), "live");
 
-    ASSERT_TRUE(decode_exact(unhex("05"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("05"), &v).ok());
     EXPECT_TRUE(v.is_null());
-    ASSERT_TRUE(decode_exact(unhex("06"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("06"), &v).ok());
     EXPECT_TRUE(v.is_undefined());
 
     // Reference 1: the object (index 0 is the strict array, which began first).
-    ASSERT_TRUE(decode_exact(unhex("0a 00000002 03 0001 61 00 3ff0000000000000 000009 07 0001"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("0a 00000002 03 0001 61 00 3ff0000000000000 000009 07 0001"), &v).ok());
     ASSERT_EQ(v.elements().size(), 2u);
     EXPECT_EQ(v.elements()[0], v.elements()[1]);
     EXPECT_EQ(v.elements()[1].get_number("a"), 1.0);
 
-    ASSERT_TRUE(decode_exact(unhex("08 00000001 0001 6b 01 00 000009"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("08 00000001 0001 6b 01 00 000009"), &v).ok());
     EXPECT_TRUE(v.is_ecma_array());
     EXPECT_TRUE(v.has_properties());
     ASSERT_NE(v.get("k"), nullptr);
     EXPECT_FALSE(v.get("k")->as_bool());
 
-    ASSERT_TRUE(decode_exact(unhex("0a 00000003 05 06 00 0000000000000000"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("0a 00000003 05 06 00 0000000000000000"), &v).ok());
     ASSERT_TRUE(v.is_strict_array());
     ASSERT_EQ(v.elements().size(), 3u);
     EXPECT_TRUE(v.elements()[0].is_null());
     EXPECT_TRUE(v.elements()[1].is_undefined());
     EXPECT_EQ(v.elements()[2].as_number(), 0.0);
 
-    ASSERT_TRUE(decode_exact(unhex("0b 4276f5e66e800000 ffc4"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("0b 4276f5e66e800000 ffc4"), &v).ok());
     ASSERT_TRUE(v.is_date());
     EXPECT_EQ(v.date_ms(), 1577836800000.0);
     EXPECT_EQ(v.date_timezone(), -60);
 
-    ASSERT_TRUE(decode_exact(unhex("0c 00000002 6869"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("0c 00000002 6869"), &v).ok());
     EXPECT_TRUE(v.is_string());
     EXPECT_EQ(v.as_string(), "hi");
 
-    EXPECT_EQ(decode_code(unhex("09")), kErrorAmf0UnexpectedObjectEnd);
+    EXPECT_EQ(decode_code(unhex_string("09")), kErrorAmf0UnexpectedObjectEnd);
     for (uint8_t m : {0x04, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x7f, 0xff}) {
         EXPECT_EQ(decode_code(std::string(1, static_cast<char>(m)) + std::string(8, '\0')), kErrorAmf0UnknownMarker)
             << "marker " << int(m);
@@ -185,7 +141,7 @@ TEST(Amf0Decode, EveryMarker) {
 }
 
 TEST(Amf0Decode, FfmpegConnectBody) {
-    std::string body = unhex(kFfmpegConnect);
+    std::string body = unhex_string(kFfmpegConnect);
     ByteReader r(body.data(), body.size());
     std::vector<Amf0Value> values;
     ASSERT_TRUE(amf0_decode_all(&r, &values).ok());
@@ -208,7 +164,7 @@ TEST(Amf0Decode, FfmpegConnectBody) {
 }
 
 TEST(Amf0Decode, FfmpegMetadataBody) {
-    std::string body = unhex(kFfmpegSetDataFrame);
+    std::string body = unhex_string(kFfmpegSetDataFrame);
     ByteReader r(body.data(), body.size());
     std::vector<Amf0Value> values;
     ASSERT_TRUE(amf0_decode_all(&r, &values).ok());
@@ -245,7 +201,7 @@ TEST(Amf0RoundTrip, CanonicalValues) {
 }
 
 TEST(Amf0RoundTrip, NanKeepsItsBits) {
-    std::string bytes = unhex("00 7ff8000000000001");
+    std::string bytes = unhex_string("00 7ff8000000000001");
     Amf0Value v;
     ASSERT_TRUE(decode_exact(bytes, &v).ok());
     EXPECT_TRUE(std::isnan(v.as_number()));
@@ -266,8 +222,8 @@ TEST(Amf0RoundTrip, LongStrings) {
     EXPECT_EQ(uint8_t(encode(Amf0Value::string(std::string(65535, 'a')))[0]), kAmf0String);
     EXPECT_EQ(uint8_t(encode(Amf0Value::string(std::string(65536, 'a')))[0]), kAmf0LongString);
     // A long-string marker around a short string re-encodes as a short string.
-    ASSERT_TRUE(decode_exact(unhex("0c 00000001 41"), &v).ok());
-    EXPECT_EQ(encode(v), unhex("02 0001 41"));
+    ASSERT_TRUE(decode_exact(unhex_string("0c 00000001 41"), &v).ok());
+    EXPECT_EQ(encode(v), unhex_string("02 0001 41"));
 }
 
 TEST(Amf0RoundTrip, BuiltValues) {
@@ -315,20 +271,20 @@ TEST(Amf0Value, PropertiesAndAccessors) {
 TEST(Amf0Decode, EcmaCountIsAdvisory) {
     Amf0Value v;
     // Claims 0, holds 2.
-    ASSERT_TRUE(decode_exact(unhex("08 00000000 0001 61 05 0001 62 05 000009"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("08 00000000 0001 61 05 0001 62 05 000009"), &v).ok());
     EXPECT_EQ(v.properties().size(), 2u);
     // Claims 4 billion, holds 1.
-    ASSERT_TRUE(decode_exact(unhex("08 ffffffff 0001 61 05 000009"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("08 ffffffff 0001 61 05 000009"), &v).ok());
     EXPECT_EQ(v.properties().size(), 1u);
 }
 
 TEST(Amf0Decode, TruncatedAtEveryByte) {
     std::vector<std::string> samples = canonical_values();
-    std::string connect = unhex(kFfmpegConnect);
+    std::string connect = unhex_string(kFfmpegConnect);
     samples.push_back(connect.substr(19));  // the command object alone
-    std::string meta = unhex(kFfmpegSetDataFrame);
+    std::string meta = unhex_string(kFfmpegSetDataFrame);
     samples.push_back(meta.substr(29));  // the ECMA array alone
-    samples.push_back(unhex("0a 00000002 03 0001 61 00 3ff0000000000000 000009 07 0001"));
+    samples.push_back(unhex_string("0a 00000002 03 0001 61 00 3ff0000000000000 000009 07 0001"));
     for (const std::string& bytes : samples) {
         for (size_t n = 0; n < bytes.size(); n++) {
             GuardedBytes g(bytes.substr(0, n));
@@ -343,7 +299,7 @@ TEST(Amf0Decode, TruncatedAtEveryByte) {
 
 TEST(Amf0Decode, GuardPageWholeBodies) {
     for (const char* hex : {kFfmpegConnect, kFfmpegSetDataFrame}) {
-        std::string body = unhex(hex);
+        std::string body = unhex_string(hex);
         for (size_t n = 0; n <= body.size(); n++) {
             GuardedBytes g(body.substr(0, n));
             ByteReader r(g.data(), g.size());
@@ -359,20 +315,20 @@ TEST(Amf0Decode, GuardPageWholeBodies) {
 
 TEST(Amf0Decode, HugeLengthsAreErrorsWithoutAllocation) {
     // A 4 GB long string with 10 bytes left.
-    EXPECT_EQ(decode_code(unhex("0c ffffffff 00010203040506070809")), kErrorAmf0LengthTooLarge);
-    EXPECT_EQ(decode_code(unhex("02 ffff 616263")), kErrorAmf0Truncated);
+    EXPECT_EQ(decode_code(unhex_string("0c ffffffff 00010203040506070809")), kErrorAmf0LengthTooLarge);
+    EXPECT_EQ(decode_code(unhex_string("02 ffff 616263")), kErrorAmf0Truncated);
     // A strict array claiming more elements than bytes left.
-    EXPECT_EQ(decode_code(unhex("0a ffffffff 05 05")), kErrorAmf0LengthTooLarge);
-    EXPECT_EQ(decode_code(unhex("0a 00000003 05 05")), kErrorAmf0LengthTooLarge);
-    EXPECT_EQ(decode_code(unhex("0a 00000002 05 00 3ff0")), kErrorAmf0Truncated);
+    EXPECT_EQ(decode_code(unhex_string("0a ffffffff 05 05")), kErrorAmf0LengthTooLarge);
+    EXPECT_EQ(decode_code(unhex_string("0a 00000003 05 05")), kErrorAmf0LengthTooLarge);
+    EXPECT_EQ(decode_code(unhex_string("0a 00000002 05 00 3ff0")), kErrorAmf0Truncated);
     // A property name longer than the input.
-    EXPECT_EQ(decode_code(unhex("03 ffff 6162")), kErrorAmf0Truncated);
+    EXPECT_EQ(decode_code(unhex_string("03 ffff 6162")), kErrorAmf0Truncated);
 }
 
 TEST(Amf0Decode, TooManyValues) {
-    std::string bytes = unhex("0a");
+    std::string bytes = unhex_string("0a");
     uint32_t n = kAmf0MaxValues + 10;
-    bytes += unhex("00000000");
+    bytes += unhex_string("00000000");
     bytes[1] = char(n >> 24), bytes[2] = char(n >> 16), bytes[3] = char(n >> 8), bytes[4] = char(n);
     bytes += std::string(n, '\x05');
     EXPECT_EQ(decode_code(bytes), kErrorAmf0TooManyValues);
@@ -382,15 +338,15 @@ TEST(Amf0Decode, DeepNestingIsAnErrorNotACrash) {
     // n nested objects {a: {a: ... {}}}.
     auto nested_objects = [](int n) {
         std::string s;
-        for (int i = 0; i < n - 1; i++) s += unhex("03 0001 61");
-        s += unhex("03 000009");
-        for (int i = 0; i < n - 1; i++) s += unhex("000009");
+        for (int i = 0; i < n - 1; i++) s += unhex_string("03 0001 61");
+        s += unhex_string("03 000009");
+        for (int i = 0; i < n - 1; i++) s += unhex_string("000009");
         return s;
     };
     auto nested_arrays = [](int n) {
         std::string s;
-        for (int i = 0; i < n - 1; i++) s += unhex("0a 00000001");
-        return s + unhex("0a 00000000");
+        for (int i = 0; i < n - 1; i++) s += unhex_string("0a 00000001");
+        return s + unhex_string("0a 00000000");
     };
     // The top-level value is at depth 0; depth kAmf0MaxDepth is the deepest allowed.
     EXPECT_EQ(decode_code(nested_objects(kAmf0MaxDepth + 1)), 0);
@@ -401,53 +357,55 @@ TEST(Amf0Decode, DeepNestingIsAnErrorNotACrash) {
     EXPECT_EQ(decode_code(nested_arrays(100000)), kErrorAmf0TooDeep);
     // 1000 nested objects that never close: still the depth error.
     std::string open;
-    for (int i = 0; i < 1000; i++) open += unhex("03 0001 61");
+    for (int i = 0; i < 1000; i++) open += unhex_string("03 0001 61");
     EXPECT_EQ(decode_code(open), kErrorAmf0TooDeep);
 }
 
 TEST(Amf0Decode, BadReferences) {
     // No complex value yet.
-    EXPECT_EQ(decode_code(unhex("07 0000")), kErrorAmf0BadReference);
+    EXPECT_EQ(decode_code(unhex_string("07 0000")), kErrorAmf0BadReference);
     // Index past the table.
-    EXPECT_EQ(decode_code(unhex("0a 00000002 03 000009 07 0005")), kErrorAmf0BadReference);
+    EXPECT_EQ(decode_code(unhex_string("0a 00000002 03 000009 07 0005")), kErrorAmf0BadReference);
     // A reference to the object that contains it (a cycle).
-    EXPECT_EQ(decode_code(unhex("03 0001 61 07 0000 000009")), kErrorAmf0BadReference);
-    EXPECT_EQ(decode_code(unhex("07 00")), kErrorAmf0Truncated);
+    EXPECT_EQ(decode_code(unhex_string("03 0001 61 07 0000 000009")), kErrorAmf0BadReference);
+    EXPECT_EQ(decode_code(unhex_string("07 00")), kErrorAmf0Truncated);
     // A reference inside a replayed value resolves too.
     Amf0Value v;
-    ASSERT_TRUE(decode_exact(unhex("0a 00000003 0a 00000000 03 0001 78 07 0001 000009 07 0002"), &v).ok());
+    ASSERT_TRUE(decode_exact(unhex_string("0a 00000003 0a 00000000 03 0001 78 07 0001 000009 07 0002"), &v).ok());
     EXPECT_EQ(v.elements()[2].get("x")->type(), Amf0Type::kStrictArray);
 }
 
 TEST(Amf0Decode, ReferencesCannotExplode) {
     // [ {s: 60000 bytes}, ref, ref, ... ]: each reference copies 60 KB.
     std::string big = encode(Amf0Value::object().set("s", Amf0Value::string(std::string(60000, 'x'))));
-    std::string bytes = unhex("0a 00000040") + big;
-    for (int i = 0; i < 63; i++) bytes += unhex("07 0001");
+    std::string bytes = unhex_string("0a 00000040") + big;
+    for (int i = 0; i < 63; i++) bytes += unhex_string("07 0001");
     EXPECT_EQ(decode_code(bytes), kErrorAmf0ReferenceBudget);
 
     // Doubling chain: a[i] = [ref a[i-1], ref a[i-1]].
-    std::string chain = unhex("0a 00000028 0a 00000000");
-    for (int i = 1; i < 40; i++) chain += unhex("0a 00000002 07") + std::string{0, char(i)} + unhex("07") +
-                                          std::string{0, char(i)};
+    std::string chain = unhex_string("0a 00000028 0a 00000000");
+    for (int i = 1; i < 40; i++) {
+        const std::string ref{0, char(i)};
+        chain += unhex_string("0a 00000002 07") + ref + unhex_string("07") + ref;
+    }
     int code = decode_code(chain);
     EXPECT_TRUE(code == kErrorAmf0ReferenceBudget || code == kErrorAmf0TooManyValues) << code;
 }
 
 TEST(Amf0Decode, ObjectEnd) {
-    EXPECT_EQ(decode_code(unhex("03 0001 61 05")), kErrorAmf0MissingObjectEnd);
-    EXPECT_EQ(decode_code(unhex("03 0001 61 05 0000")), kErrorAmf0MissingObjectEnd);
-    EXPECT_EQ(decode_code(unhex("03 0001 61 05 00")), kErrorAmf0MissingObjectEnd);
-    EXPECT_EQ(decode_code(unhex("08 00000001 0001 61 05")), kErrorAmf0MissingObjectEnd);
-    EXPECT_EQ(decode_code(unhex("03")), kErrorAmf0MissingObjectEnd);
+    EXPECT_EQ(decode_code(unhex_string("03 0001 61 05")), kErrorAmf0MissingObjectEnd);
+    EXPECT_EQ(decode_code(unhex_string("03 0001 61 05 0000")), kErrorAmf0MissingObjectEnd);
+    EXPECT_EQ(decode_code(unhex_string("03 0001 61 05 00")), kErrorAmf0MissingObjectEnd);
+    EXPECT_EQ(decode_code(unhex_string("08 00000001 0001 61 05")), kErrorAmf0MissingObjectEnd);
+    EXPECT_EQ(decode_code(unhex_string("03")), kErrorAmf0MissingObjectEnd);
     // The end marker where a property value belongs.
-    EXPECT_EQ(decode_code(unhex("03 0001 61 09")), kErrorAmf0UnexpectedObjectEnd);
+    EXPECT_EQ(decode_code(unhex_string("03 0001 61 09")), kErrorAmf0UnexpectedObjectEnd);
     // Object end needs the empty key: "00 09" alone is a truncated key length.
-    EXPECT_EQ(decode_code(unhex("03 09")), kErrorAmf0MissingObjectEnd);
+    EXPECT_EQ(decode_code(unhex_string("03 09")), kErrorAmf0MissingObjectEnd);
 }
 
 TEST(Amf0Decode, DecodeAllStopsAtTheFirstError) {
-    std::string bytes = unhex("05 06 ff");
+    std::string bytes = unhex_string("05 06 ff");
     ByteReader r(bytes.data(), bytes.size());
     std::vector<Amf0Value> values;
     Error err = amf0_decode_all(&r, &values);
@@ -455,7 +413,7 @@ TEST(Amf0Decode, DecodeAllStopsAtTheFirstError) {
     EXPECT_EQ(values.size(), 2u);
 
     // References resolve across the values of one decode_all.
-    bytes = unhex("03 0001 61 01 01 000009 07 0000");
+    bytes = unhex_string("03 0001 61 01 01 000009 07 0000");
     ByteReader r2(bytes.data(), bytes.size());
     values.clear();
     ASSERT_TRUE(amf0_decode_all(&r2, &values).ok());

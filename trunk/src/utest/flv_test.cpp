@@ -3,8 +3,6 @@
 // pieces (same tags every time), broken streams, and every read made right
 // before a PROT_NONE page.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <random>
@@ -13,29 +11,12 @@
 
 #include "kernel/flv.hpp"
 #include "kernel/media_codec.hpp"
+#include "utest/test_util.hpp"
 
 using namespace srs;
+using namespace srs::utest;
 
 namespace {
-
-// Test-side checks that consume the error (an unconsumed Error reports itself when destroyed).
-bool ok(Error err) {
-    bool good = err.ok();
-    err.ignore();
-    return good;
-}
-int code(Error err) {
-    int c = err.ok() ? 0 : err.code();
-    err.ignore();
-    return c;
-}
-
-std::vector<uint8_t> unhex(const char* s) {
-    std::vector<uint8_t> out;
-    auto nibble = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
-    for (; s[0] && s[1]; s += 2) out.push_back(static_cast<uint8_t>(nibble(s[0]) << 4 | nibble(s[1])));
-    return out;
-}
 
 // The whole of an FLV file written by ffmpeg 5.1 (4688 bytes):
 //   ffmpeg -f lavfi -i testsrc=size=160x96:rate=10 -f lavfi -i sine=frequency=440:sample_rate=22050 -t 0.5
@@ -140,29 +121,6 @@ const ExpectedTag kTinyTags[] = {
     {18, 0, 268},  {9, 0, 42},    {8, 0, 7},     {9, 0, 1841},  {9, 100, 99},  {8, 154, 221}, {9, 200, 111},
     {8, 200, 195}, {8, 246, 120}, {8, 293, 136}, {9, 300, 73},  {8, 339, 147}, {8, 386, 121}, {9, 400, 115},
     {8, 432, 183}, {8, 479, 145}, {8, 525, 125}, {8, 572, 137}, {8, 618, 131}, {8, 664, 138}, {9, 400, 5},
-};
-
-class GuardPage {
-  public:
-    explicit GuardPage(size_t capacity) {
-        page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-        size_ = ((capacity + page_ - 1) / page_ + 1) * page_;
-        void* m = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) abort();
-        base_ = static_cast<uint8_t*>(m);
-        if (mprotect(base_ + size_ - page_, page_, PROT_NONE) != 0) abort();
-    }
-    ~GuardPage() { munmap(base_, size_); }
-    const uint8_t* place(const uint8_t* p, size_t n) {
-        uint8_t* dst = base_ + size_ - page_ - n;
-        if (n) memcpy(dst, p, n);
-        return dst;
-    }
-
-  private:
-    size_t page_ = 0;
-    size_t size_ = 0;
-    uint8_t* base_ = nullptr;
 };
 
 struct ReadResult {

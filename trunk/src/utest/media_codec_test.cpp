@@ -8,8 +8,6 @@
 // comment says otherwise. Broken variants are derived from them, and every
 // parser also runs on input placed right before a PROT_NONE page.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <string>
@@ -17,29 +15,12 @@
 
 #include "kernel/bit_reader.hpp"
 #include "kernel/media_codec.hpp"
+#include "utest/test_util.hpp"
 
 using namespace srs;
+using namespace srs::utest;
 
 namespace {
-
-// Test-side checks that consume the error (an unconsumed Error reports itself when destroyed).
-bool ok(Error err) {
-    bool good = err.ok();
-    err.ignore();
-    return good;
-}
-int code(Error err) {
-    int c = err.ok() ? 0 : err.code();
-    err.ignore();
-    return c;
-}
-
-std::vector<uint8_t> unhex(const char* s) {
-    std::vector<uint8_t> out;
-    auto nibble = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
-    for (; s[0] && s[1]; s += 2) out.push_back(static_cast<uint8_t>(nibble(s[0]) << 4 | nibble(s[1])));
-    return out;
-}
 
 std::vector<uint8_t> cat(std::vector<uint8_t> a, const std::vector<uint8_t>& b) {
     a.insert(a.end(), b.begin(), b.end());
@@ -53,32 +34,6 @@ std::vector<uint8_t> bytes(std::initializer_list<int> v) {
 }
 
 std::vector<uint8_t> fourcc(const char* s) { return std::vector<uint8_t>(s, s + 4); }
-
-// Input placed so that its last byte is the last byte before a PROT_NONE page:
-// any read past the end faults, with or without ASAN.
-class GuardPage {
-  public:
-    explicit GuardPage(size_t capacity) {
-        page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-        size_ = ((capacity + page_ - 1) / page_ + 1) * page_;
-        void* m = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) abort();
-        base_ = static_cast<uint8_t*>(m);
-        if (mprotect(base_ + size_ - page_, page_, PROT_NONE) != 0) abort();
-    }
-    ~GuardPage() { munmap(base_, size_); }
-    const uint8_t* place(const uint8_t* p, size_t n) {
-        uint8_t* dst = base_ + size_ - page_ - n;
-        if (n) memcpy(dst, p, n);
-        return dst;
-    }
-    const uint8_t* place(const std::vector<uint8_t>& v) { return place(v.data(), v.size()); }
-
-  private:
-    size_t page_ = 0;
-    size_t size_ = 0;
-    uint8_t* base_ = nullptr;
-};
 
 // An MSB-first bit writer to build broken SPSs.
 class BitWriter {

@@ -19,20 +19,14 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 #include "protocol/rtmp_chunk.hpp"
+#include "utest/test_util.hpp"
 
 using namespace srs;
+using namespace srs::utest;
 
 namespace {
 
 using Bytes = std::vector<uint8_t>;
-
-Bytes from_hex(const std::string& hex) {
-    Bytes out;
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-        out.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-    }
-    return out;
-}
 
 // The first 733 bytes ffmpeg 5.1 (Lavf59.27.100) sent after the handshake when
 // publishing testsrc+sine (libx264/aac) to rtmp://127.0.0.1:PORT/live/livestream,
@@ -193,7 +187,7 @@ struct Expect {
 }  // namespace
 
 TEST(RtmpChunkDecoder, FfmpegPublishCapture) {
-    const Bytes in = from_hex(kFfmpegPublishHex);
+    const Bytes in = unhex(kFfmpegPublishHex);
     ASSERT_EQ(in.size(), 733u);
     Result r = decode_both_ways(in);
     ASSERT_EQ(r.error, 0);
@@ -220,7 +214,7 @@ TEST(RtmpChunkDecoder, FfmpegPublishCapture) {
     const Bytes connect = payload_of(r.msgs[0]);
     EXPECT_EQ(std::string(connect.begin() + 3, connect.begin() + 10), "connect");
     EXPECT_EQ(std::string(connect.end() - 23, connect.end() - 3), "127.0.0.1:19351/live");
-    EXPECT_EQ(payload_of(r.msgs[7]), from_hex("af00120856e500"));
+    EXPECT_EQ(payload_of(r.msgs[7]), unhex("af00120856e500"));
 
     // Truncated anywhere: the complete messages come out, the partial chunk stays.
     for (size_t cut : {1u, 12u, 140u, 152u, 153u, 400u, 732u}) {
@@ -594,12 +588,12 @@ TEST(RtmpChunkDecoder, FirstChunkWithoutPreviousHeader) {
     }
     // librtmp answers a ping with a fmt 1 chunk on a fresh chunk stream 2:
     // accepted, message stream 0.
-    Result r = decode_both_ways(from_hex("4200000000000604000700000d0f"));
+    Result r = decode_both_ways(unhex("4200000000000604000700000d0f"));
     ASSERT_EQ(r.error, 0);
     ASSERT_EQ(r.msgs.size(), 1u);
     EXPECT_EQ(r.msgs[0].type, kRtmpUserControl);
     EXPECT_EQ(r.msgs[0].stream_id, 0u);
-    EXPECT_EQ(payload_of(r.msgs[0]), from_hex("000700000d0f"));
+    EXPECT_EQ(payload_of(r.msgs[0]), unhex("000700000d0f"));
 }
 
 TEST(RtmpChunkDecoder, LengthChangeInTheMiddleOfAMessage) {
@@ -649,22 +643,16 @@ TEST(RtmpChunkDecoder, PendingBytesAreBounded) {
 TEST(RtmpChunkDecoder, UnderAGuardPage) {
     // Every prefix of each input is placed right before a PROT_NONE page, so
     // reading one byte too far crashes.
-    const long page = sysconf(_SC_PAGESIZE);
-    std::vector<Bytes> inputs = {from_hex(kFfmpegPublishHex), extended_message(true), extended_message(false)};
+    std::vector<Bytes> inputs = {unhex(kFfmpegPublishHex), extended_message(true), extended_message(false)};
     Chunks c;
     c.u8(0x01).u8(0xff).u8(0xff).u24(0xffffff).u24(5).u8(kRtmpAudio).u32le(1).u32(0x01000000).u32(1).u8(2);
     c.u8(0xc1).u8(0xff).u8(0xff).u32(0x01000000).u32(3).u8(4);
     inputs.push_back(c.b);
     for (const Bytes& in : inputs) {
-        const size_t region = (in.size() / page + 1) * page;
-        uint8_t* mem = static_cast<uint8_t*>(
-            mmap(nullptr, region + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-        ASSERT_NE(mem, MAP_FAILED);
-        ASSERT_EQ(mprotect(mem + region, page, PROT_NONE), 0);
+        GuardPage guard(in.size());
         std::vector<RtmpMessage> last;
         for (size_t len = 0; len <= in.size(); len++) {
-            uint8_t* at = mem + region - len;
-            if (len) memcpy(at, in.data(), len);
+            const uint8_t* at = guard.place(in.data(), len);
             RtmpChunkDecoder dec;
             std::vector<RtmpMessage> out;
             int error = 0;
@@ -674,7 +662,6 @@ TEST(RtmpChunkDecoder, UnderAGuardPage) {
         }
         expect_same(last, decode_all(in, in.size()).msgs);
         EXPECT_FALSE(last.empty());
-        munmap(mem, region + page);
     }
 }
 
@@ -687,8 +674,8 @@ TEST(RtmpChunkEncoder, HeadersAndExtendedTimestamp) {
     m.payload = SharedBytes::copy_of("abc", 3);
     std::string first, cont;
     RtmpChunkEncoder::encode_headers(m, 128, &first, &cont);
-    EXPECT_EQ(Bytes(first.begin(), first.end()), from_hex("061234560000030904030201"));
-    EXPECT_EQ(Bytes(cont.begin(), cont.end()), from_hex("c6"));
+    EXPECT_EQ(Bytes(first.begin(), first.end()), unhex("061234560000030904030201"));
+    EXPECT_EQ(Bytes(cont.begin(), cont.end()), unhex("c6"));
 
     for (uint32_t ts : {0xfffffeu, 0xffffffu, 0x01000000u, 0xffffffffu}) {
         m.timestamp = ts;
@@ -697,7 +684,7 @@ TEST(RtmpChunkEncoder, HeadersAndExtendedTimestamp) {
         EXPECT_EQ(first.size(), ext ? 16u : 12u);
         EXPECT_EQ(cont.size(), ext ? 5u : 1u);
         if (ext) {
-            EXPECT_EQ(Bytes(first.begin() + 1, first.begin() + 4), from_hex("ffffff"));
+            EXPECT_EQ(Bytes(first.begin() + 1, first.begin() + 4), unhex("ffffff"));
             EXPECT_EQ(first.substr(12), cont.substr(1));
             EXPECT_EQ(static_cast<uint8_t>(cont[1]), ts >> 24);
         }

@@ -2,35 +2,17 @@
 // sends when publishing (captured from a real session, chunk headers removed),
 // typed views, server builders, and broken input under a guard page.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <string>
 
 #include "protocol/rtmp_command.hpp"
+#include "utest/test_util.hpp"
 
 using namespace srs;
+using namespace srs::utest;
 
 namespace {
-
-std::string unhex(const std::string& hex) {
-    std::string out;
-    int nibble = -1;
-    for (char c : hex) {
-        int v;
-        if (c >= '0' && c <= '9') v = c - '0';
-        else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-        else continue;
-        if (nibble < 0) {
-            nibble = v;
-        } else {
-            out.push_back(static_cast<char>(nibble << 4 | v));
-            nibble = -1;
-        }
-    }
-    return out;
-}
 
 std::string bytes_of(const SharedBytes& b) { return std::string(reinterpret_cast<const char*>(b.data()), b.size()); }
 
@@ -50,30 +32,6 @@ RtmpCommand decoded(const std::string& body) {
 
 // Encode then decode again.
 RtmpCommand through_wire(const RtmpCommand& cmd) { return decoded(bytes_of(encode_rtmp_command(cmd))); }
-
-// Input placed so that its last byte is the last byte before a PROT_NONE page.
-class GuardedBytes {
-  public:
-    explicit GuardedBytes(const std::string& bytes) {
-        page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-        pages_ = (bytes.size() + page_ - 1) / page_ + 1;
-        base_ = static_cast<uint8_t*>(mmap(nullptr, pages_ * page_, PROT_READ | PROT_WRITE,
-                                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-        EXPECT_NE(base_, MAP_FAILED);
-        EXPECT_EQ(mprotect(base_ + (pages_ - 1) * page_, page_, PROT_NONE), 0);
-        data_ = base_ + (pages_ - 1) * page_ - bytes.size();
-        memcpy(data_, bytes.data(), bytes.size());
-        size_ = bytes.size();
-    }
-    ~GuardedBytes() { munmap(base_, pages_ * page_); }
-    const uint8_t* data() const { return data_; }
-    size_t size() const { return size_; }
-
-  private:
-    size_t page_ = 0, pages_ = 0, size_ = 0;
-    uint8_t* base_ = nullptr;
-    uint8_t* data_ = nullptr;
-};
 
 // ffmpeg publishing rtmp://127.0.0.1:19778/live/livestream, in order.
 const char* kConnect =
@@ -103,7 +61,7 @@ const char* kAllBodies[] = {kConnect, kReleaseStream, kFCPublish, kCreateStream,
 }  // namespace
 
 TEST(RtmpCommandDecode, FfmpegPublishSequence) {
-    RtmpCommand cmd = decoded(unhex(kConnect));
+    RtmpCommand cmd = decoded(unhex_string(kConnect));
     EXPECT_EQ(cmd.name, "connect");
     EXPECT_EQ(cmd.transaction_id, 1);
     EXPECT_EQ(classify_rtmp_command(cmd.name), RtmpCommandKind::kConnect);
@@ -117,58 +75,58 @@ TEST(RtmpCommandDecode, FfmpegPublishSequence) {
     EXPECT_EQ(connect.object.get_string("type"), "nonprivate");
     EXPECT_TRUE(connect.args.empty());
 
-    cmd = decoded(unhex(kReleaseStream));
+    cmd = decoded(unhex_string(kReleaseStream));
     RtmpReleaseStreamRequest release;
     ASSERT_TRUE(parse_rtmp_request(cmd, &release).ok());
     EXPECT_EQ(release.transaction_id, 2);
     EXPECT_EQ(release.stream_name, "livestream");
 
-    cmd = decoded(unhex(kFCPublish));
+    cmd = decoded(unhex_string(kFCPublish));
     RtmpFCPublishRequest fcpublish;
     ASSERT_TRUE(parse_rtmp_request(cmd, &fcpublish).ok());
     EXPECT_EQ(fcpublish.transaction_id, 3);
     EXPECT_EQ(fcpublish.stream_name, "livestream");
 
-    cmd = decoded(unhex(kCreateStream));
+    cmd = decoded(unhex_string(kCreateStream));
     RtmpCreateStreamRequest create;
     ASSERT_TRUE(parse_rtmp_request(cmd, &create).ok());
     EXPECT_EQ(create.transaction_id, 4);
     EXPECT_TRUE(cmd.command_object.is_null());
 
-    cmd = decoded(unhex(kPublish));
+    cmd = decoded(unhex_string(kPublish));
     RtmpPublishRequest publish;
     ASSERT_TRUE(parse_rtmp_request(cmd, &publish).ok());
     EXPECT_EQ(publish.transaction_id, 5);
     EXPECT_EQ(publish.stream_name, "livestream");
     EXPECT_EQ(publish.type, "live");
 
-    cmd = decoded(unhex(kPublishWithParam));
+    cmd = decoded(unhex_string(kPublishWithParam));
     ASSERT_TRUE(parse_rtmp_request(cmd, &publish).ok());
     EXPECT_EQ(publish.stream_name, "livestream?token=abc");
 }
 
 TEST(RtmpCommandEncode, RoundTripsRealBodies) {
     for (const char* hex : kAllBodies) {
-        std::string body = unhex(hex);
+        std::string body = unhex_string(hex);
         EXPECT_EQ(bytes_of(encode_rtmp_command(decoded(body))), body) << hex;
     }
     // The typed views rebuild the same bytes ffmpeg sent.
     RtmpPublishRequest publish;
-    ASSERT_TRUE(parse_rtmp_request(decoded(unhex(kPublish)), &publish).ok());
-    EXPECT_EQ(bytes_of(encode_rtmp_command(to_rtmp_command(publish))), unhex(kPublish));
+    ASSERT_TRUE(parse_rtmp_request(decoded(unhex_string(kPublish)), &publish).ok());
+    EXPECT_EQ(bytes_of(encode_rtmp_command(to_rtmp_command(publish))), unhex_string(kPublish));
     RtmpConnectRequest connect;
-    ASSERT_TRUE(parse_rtmp_request(decoded(unhex(kConnect)), &connect).ok());
-    EXPECT_EQ(bytes_of(encode_rtmp_command(to_rtmp_command(connect))), unhex(kConnect));
+    ASSERT_TRUE(parse_rtmp_request(decoded(unhex_string(kConnect)), &connect).ok());
+    EXPECT_EQ(bytes_of(encode_rtmp_command(to_rtmp_command(connect))), unhex_string(kConnect));
     RtmpReleaseStreamRequest release;
-    ASSERT_TRUE(parse_rtmp_request(decoded(unhex(kReleaseStream)), &release).ok());
-    EXPECT_EQ(bytes_of(encode_rtmp_command(to_rtmp_command(release))), unhex(kReleaseStream));
+    ASSERT_TRUE(parse_rtmp_request(decoded(unhex_string(kReleaseStream)), &release).ok());
+    EXPECT_EQ(bytes_of(encode_rtmp_command(to_rtmp_command(release))), unhex_string(kReleaseStream));
     RtmpCreateStreamRequest create;
-    ASSERT_TRUE(parse_rtmp_request(decoded(unhex(kCreateStream)), &create).ok());
-    EXPECT_EQ(bytes_of(encode_rtmp_command(to_rtmp_command(create))), unhex(kCreateStream));
+    ASSERT_TRUE(parse_rtmp_request(decoded(unhex_string(kCreateStream)), &create).ok());
+    EXPECT_EQ(bytes_of(encode_rtmp_command(to_rtmp_command(create))), unhex_string(kCreateStream));
 }
 
 TEST(RtmpCommandDecode, Amf3CommandHasAFormatByte) {
-    std::string body = unhex(kPublish);
+    std::string body = unhex_string(kPublish);
     RtmpCommand cmd;
     ASSERT_TRUE(decode_rtmp_command(message(kRtmpAmf3Command, std::string(1, '\0') + body), &cmd).ok());
     EXPECT_EQ(cmd.name, "publish");
@@ -176,27 +134,26 @@ TEST(RtmpCommandDecode, Amf3CommandHasAFormatByte) {
     EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf3Command, "\x01" + body), &cmd).code(), kErrorRtmpAmf3NotSupported);
     EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf3Command, ""), &cmd).code(), kErrorAmf0Truncated);
     // An AMF3 value (avmplus-object marker 0x11) inside is not decoded.
-    EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf3Command, unhex("00 020001 61 00 0000000000000000 11 01")), &cmd)
-                  .code(),
-              kErrorAmf0UnknownMarker);
+    const std::string amf3_object = unhex_string("00 020001 61 00 0000000000000000 11 01");
+    EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf3Command, amf3_object), &cmd).code(), kErrorAmf0UnknownMarker);
     EXPECT_EQ(decode_rtmp_command(message(kRtmpVideo, body), &cmd).code(), kErrorRtmpCommandWrongType);
     EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf0Data, body), &cmd).code(), kErrorRtmpCommandWrongType);
 }
 
 TEST(RtmpCommandDecode, MissingTrailingValues) {
     // onStatus with nothing after the name.
-    RtmpCommand cmd = decoded(unhex("020008 6f6e537461747573"));
+    RtmpCommand cmd = decoded(unhex_string("020008 6f6e537461747573"));
     EXPECT_EQ(cmd.name, "onStatus");
     EXPECT_EQ(cmd.transaction_id, 0);
     EXPECT_TRUE(cmd.command_object.is_null());
     EXPECT_TRUE(cmd.args.empty());
     EXPECT_EQ(cmd.arg(0), nullptr);
     // A name and a transaction id.
-    cmd = decoded(unhex("02000c 63726561746553747265616d 00 4010000000000000"));
+    cmd = decoded(unhex_string("02000c 63726561746553747265616d 00 4010000000000000"));
     EXPECT_EQ(cmd.transaction_id, 4);
     EXPECT_TRUE(cmd.command_object.is_null());
     // An undefined command object is kept as it came.
-    cmd = decoded(unhex("020004 63616c6c 00 0000000000000000 06"));
+    cmd = decoded(unhex_string("020004 63616c6c 00 0000000000000000 06"));
     EXPECT_TRUE(cmd.command_object.is_undefined());
     EXPECT_EQ(classify_rtmp_command(cmd.name), RtmpCommandKind::kCall);
 }
@@ -204,18 +161,18 @@ TEST(RtmpCommandDecode, MissingTrailingValues) {
 TEST(RtmpCommandDecode, BrokenBodies) {
     RtmpCommand cmd;
     EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf0Command, ""), &cmd).code(), kErrorRtmpCommandNoName);
-    EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf0Command, unhex("05")), &cmd).code(), kErrorRtmpCommandNoName);
-    EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf0Command, unhex("020001 61 020001 62")), &cmd).code(),
+    EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf0Command, unhex_string("05")), &cmd).code(), kErrorRtmpCommandNoName);
+    EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf0Command, unhex_string("020001 61 020001 62")), &cmd).code(),
               kErrorRtmpCommandBadTransactionId);
-    EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf0Command, unhex("020001 61 00 0000")), &cmd).code(),
+    EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf0Command, unhex_string("020001 61 00 0000")), &cmd).code(),
               kErrorAmf0Truncated);
-    EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf0Command, unhex("020001 61 ff")), &cmd).code(),
+    EXPECT_EQ(decode_rtmp_command(message(kRtmpAmf0Command, unhex_string("020001 61 ff")), &cmd).code(),
               kErrorAmf0UnknownMarker);
 }
 
 TEST(RtmpCommandDecode, TruncatedUnderGuardPage) {
     std::vector<std::string> bodies;
-    for (const char* hex : kAllBodies) bodies.push_back(unhex(hex));
+    for (const char* hex : kAllBodies) bodies.push_back(unhex_string(hex));
     for (const std::string& body : bodies) {
         RtmpCommand full;
         ASSERT_TRUE(decode_rtmp_command_body(reinterpret_cast<const uint8_t*>(body.data()), body.size(), &full).ok());
@@ -233,7 +190,7 @@ TEST(RtmpCommandDecode, TruncatedUnderGuardPage) {
             err.ignore();
         }
     }
-    std::string body = unhex(kSetDataFrame);
+    std::string body = unhex_string(kSetDataFrame);
     for (size_t n = 0; n <= body.size(); n++) {
         GuardedBytes g(body.substr(0, n));
         RtmpData data;
@@ -249,7 +206,7 @@ TEST(RtmpCommandDecode, TruncatedUnderGuardPage) {
 }
 
 TEST(RtmpCommandData, FfmpegSetDataFrameToStoredMetadata) {
-    std::string body = unhex(kSetDataFrame);
+    std::string body = unhex_string(kSetDataFrame);
     RtmpData data;
     ASSERT_TRUE(decode_rtmp_data(message(kRtmpAmf0Data, body), &data).ok());
     EXPECT_EQ(data.name, "@setDataFrame");
@@ -281,7 +238,7 @@ TEST(RtmpCommandData, FfmpegSetDataFrameToStoredMetadata) {
     ASSERT_TRUE(decode_rtmp_data(message(kRtmpAmf3Data, std::string(1, '\0') + body), &data).ok());
     EXPECT_EQ(data.name, "@setDataFrame");
     EXPECT_EQ(decode_rtmp_data(message(kRtmpAmf0Command, body), &data).code(), kErrorRtmpCommandWrongType);
-    EXPECT_EQ(decode_rtmp_data(message(kRtmpAmf0Data, unhex("00 0000000000000000")), &data).code(),
+    EXPECT_EQ(decode_rtmp_data(message(kRtmpAmf0Data, unhex_string("00 0000000000000000")), &data).code(),
               kErrorRtmpCommandNoName);
 }
 
@@ -361,7 +318,7 @@ TEST(RtmpCommandRequests, ClientCommandsRoundTrip) {
 
 TEST(RtmpCommandRequests, DefaultsAndErrors) {
     // play with only a stream name: Flash's defaults.
-    RtmpCommand cmd = decoded(unhex("020004 706c6179 00 0000000000000000 05 020001 73"));
+    RtmpCommand cmd = decoded(unhex_string("020004 706c6179 00 0000000000000000 05 020001 73"));
     RtmpPlayRequest play;
     ASSERT_TRUE(parse_rtmp_request(cmd, &play).ok());
     EXPECT_EQ(play.start, -2);
@@ -472,10 +429,10 @@ TEST(RtmpCommandBuilders, StreamAnswers) {
     EXPECT_EQ(parse_create_stream_result(build_on_bw_done(), &id).code(), kErrorRtmpCommandUnexpected);
     // [_result, 2, null, undefined], byte for byte.
     EXPECT_EQ(bytes_of(encode_rtmp_command(build_simple_result(2))),
-              unhex("020007 5f726573756c74 00 4000000000000000 05 06"));
+              unhex_string("020007 5f726573756c74 00 4000000000000000 05 06"));
     // [onBWDone, 0, null].
     EXPECT_EQ(bytes_of(encode_rtmp_command(build_on_bw_done())),
-              unhex("020008 6f6e4257446f6e65 00 0000000000000000 05"));
+              unhex_string("020008 6f6e4257446f6e65 00 0000000000000000 05"));
 
     RtmpStatus s;
     s.level = "error";
@@ -550,7 +507,7 @@ TEST(RtmpCommandBuilders, DataMessages) {
 
     // |RtmpSampleAccess true false, byte for byte.
     EXPECT_EQ(bytes_of(encode_rtmp_data(build_sample_access(true, false))),
-              unhex("020011 7c52746d7053616d706c65416363657373 0101 0100"));
+              unhex_string("020011 7c52746d7053616d706c65416363657373 0101 0100"));
 
     RtmpMessage cmd = make_rtmp_command_message(build_on_bw_done(), 0);
     EXPECT_EQ(cmd.type, kRtmpAmf0Command);

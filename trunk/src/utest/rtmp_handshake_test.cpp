@@ -2,8 +2,6 @@
 // and complex, whole and in pieces), a real C0C1 from ffmpeg and its broken
 // variants, version errors, truncated input, and reads that end at a guard page.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -11,8 +9,10 @@
 #include <string>
 
 #include "protocol/rtmp_handshake.hpp"
+#include "utest/test_util.hpp"
 
 using namespace srs;
+using namespace srs::utest;
 namespace hs = srs::rtmp_handshake_detail;
 
 namespace {
@@ -213,29 +213,6 @@ void expect_complex(const Exchange& x) {
     EXPECT_TRUE(hs::verify_response(u8(x.c2), s1_digest, hs::kFlashPlayerKey, hs::kFlashPlayerKeySize));
     EXPECT_NE(x.s0s1s2.substr(1 + kRtmpHandshakeBlockSize), x.c0c1.substr(1));
 }
-
-// `size` bytes placed so that the byte after the last one is on a PROT_NONE page.
-class GuardedBytes {
-  public:
-    explicit GuardedBytes(const std::string& bytes) {
-        page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-        pages_ = (bytes.size() + page_ - 1) / page_ + 1;
-        map_ = static_cast<uint8_t*>(
-            mmap(nullptr, pages_ * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-        EXPECT_NE(map_, MAP_FAILED);
-        uint8_t* guard = map_ + (pages_ - 1) * page_;
-        EXPECT_EQ(mprotect(guard, page_, PROT_NONE), 0);
-        data_ = guard - bytes.size();
-        memcpy(data_, bytes.data(), bytes.size());
-    }
-    ~GuardedBytes() { munmap(map_, pages_ * page_); }
-    const uint8_t* data() const { return data_; }
-
-  private:
-    size_t page_ = 0, pages_ = 0;
-    uint8_t* map_ = nullptr;
-    uint8_t* data_ = nullptr;
-};
 
 }  // namespace
 

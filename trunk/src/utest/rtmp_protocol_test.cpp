@@ -8,20 +8,14 @@
 #include <vector>
 
 #include "protocol/rtmp_protocol.hpp"
+#include "utest/test_util.hpp"
 
 using namespace srs;
+using namespace srs::utest;
 
 namespace {
 
 using Bytes = std::vector<uint8_t>;
-
-Bytes from_hex(const std::string& hex) {
-    Bytes out;
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-        out.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-    }
-    return out;
-}
 
 Bytes to_bytes(const std::string& s) { return Bytes(s.begin(), s.end()); }
 
@@ -167,7 +161,7 @@ std::vector<RtmpMessage> decode_output(const std::string& out) {
 }  // namespace
 
 TEST(RtmpProtocol, FfmpegPublishCapture) {
-    const Bytes in = from_hex(kFfmpegPublishHex);
+    const Bytes in = unhex(kFfmpegPublishHex);
     FeedResult r = feed_both_ways(in);
     ASSERT_EQ(r.error, 0);
     ASSERT_EQ(r.msgs.size(), 8u);
@@ -260,7 +254,7 @@ TEST(RtmpProtocol, AcknowledgesEachWindow) {
 }
 
 TEST(RtmpProtocol, PingRequestGetsAPingResponse) {
-    const Bytes ping = message(2, kRtmpUserControl, 0, 0, from_hex("000601020304"));
+    const Bytes ping = message(2, kRtmpUserControl, 0, 0, unhex("000601020304"));
     FeedResult r = feed_both_ways(ping);
     ASSERT_EQ(r.error, 0);
     EXPECT_TRUE(r.msgs.empty());
@@ -268,22 +262,22 @@ TEST(RtmpProtocol, PingRequestGetsAPingResponse) {
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].type, kRtmpUserControl);
     EXPECT_EQ(out[0].stream_id, 0u);
-    EXPECT_EQ(payload_of(out[0]), from_hex("000701020304"));
+    EXPECT_EQ(payload_of(out[0]), unhex("000701020304"));
     EXPECT_EQ(r.output, std::string("\x02\x00\x00\x00\x00\x00\x06\x04\x00\x00\x00\x00\x00\x07\x01\x02\x03\x04", 18));
 }
 
 TEST(RtmpProtocol, UserControlEventsAreRecorded) {
     RtmpProtocol proto;
-    FeedResult r = feed(&proto, message(2, kRtmpUserControl, 0, 0, from_hex("00030000000100000bb8")), 1);
+    FeedResult r = feed(&proto, message(2, kRtmpUserControl, 0, 0, unhex("00030000000100000bb8")), 1);
     ASSERT_EQ(r.error, 0);
     EXPECT_EQ(proto.buffer_length_stream_id(), 1u);
     EXPECT_EQ(proto.buffer_length_ms(), 3000u);
     EXPECT_TRUE(r.output.empty());
-    r = feed(&proto, message(2, kRtmpUserControl, 0, 0, from_hex("000000000005")), 1);
+    r = feed(&proto, message(2, kRtmpUserControl, 0, 0, unhex("000000000005")), 1);
     EXPECT_TRUE(proto.has_user_control());
     EXPECT_EQ(proto.last_user_control_event(), kRtmpStreamBegin);
     EXPECT_EQ(proto.last_user_control_value(), 5u);
-    r = feed(&proto, message(2, kRtmpUserControl, 0, 0, from_hex("001f")), 1);  // unknown event, no data
+    r = feed(&proto, message(2, kRtmpUserControl, 0, 0, unhex("001f")), 1);  // unknown event, no data
     EXPECT_EQ(r.error, 0);
     EXPECT_EQ(proto.last_user_control_event(), 31u);
 }
@@ -416,15 +410,15 @@ TEST(RtmpProtocol, BrokenAggregate) {
 
 TEST(RtmpProtocol, ShortControlMessagesFail) {
     const std::pair<uint8_t, Bytes> control[] = {
-        {kRtmpSetChunkSize, from_hex("000010")}, {kRtmpAbort, from_hex("00")},     {kRtmpAcknowledgement, {}},
-        {kRtmpWindowAckSize, from_hex("0001")},  {kRtmpSetPeerBandwidth, from_hex("000100")},
+        {kRtmpSetChunkSize, unhex("000010")}, {kRtmpAbort, unhex("00")},     {kRtmpAcknowledgement, {}},
+        {kRtmpWindowAckSize, unhex("0001")},  {kRtmpSetPeerBandwidth, unhex("000100")},
     };
     for (const auto& c : control) {
         FeedResult r = feed_both_ways(message(2, c.first, 0, 0, c.second));
         EXPECT_EQ(r.error, kErrorRtmpControlMalformed) << int(c.first);
     }
     for (const char* hex : {"", "00", "0006010203", "000300000001000000", "0000"}) {
-        FeedResult r = feed_both_ways(message(2, kRtmpUserControl, 0, 0, from_hex(hex)));
+        FeedResult r = feed_both_ways(message(2, kRtmpUserControl, 0, 0, unhex(hex)));
         EXPECT_EQ(r.error, kErrorRtmpUserControlMalformed) << hex;
     }
     // Set Peer Bandwidth without its limit type byte is taken as dynamic.
@@ -432,16 +426,27 @@ TEST(RtmpProtocol, ShortControlMessagesFail) {
 }
 
 TEST(RtmpProtocol, OtherMessagesPassThrough) {
-    const Bytes in = cat({message(3, kRtmpAmf3Command, 0, 0, from_hex("0002000474657374")),
-                          message(5, kRtmpAmf0SharedObject, 0, 1, pattern(30)), message(5, 7, 0, 1, pattern(3)),
+    const Bytes in = cat({message(3, kRtmpAmf3Command, 0, 0, unhex("0002000474657374")),
+                          message(5, kRtmpAmf0SharedObject, 0, 1, pattern(30)),
                           message(5, kRtmpAmf3Data, 9, 1, pattern(3))});
     FeedResult r = feed_both_ways(in);
     ASSERT_EQ(r.error, 0);
-    ASSERT_EQ(r.msgs.size(), 4u);
+    ASSERT_EQ(r.msgs.size(), 3u);
     EXPECT_EQ(r.msgs[0].type, kRtmpAmf3Command);
     EXPECT_EQ(r.msgs[1].type, kRtmpAmf0SharedObject);
-    EXPECT_EQ(r.msgs[2].type, 7);
-    EXPECT_EQ(r.msgs[3].timestamp, 9u);
+    EXPECT_EQ(r.msgs[2].timestamp, 9u);
+}
+
+TEST(RtmpProtocol, UnknownMessageTypesAreErrors) {
+    // 7, 10-14, 21 and anything above 22 are not RTMP message types.
+    for (uint8_t type : {7, 10, 11, 12, 13, 14, 21, 23, 99, 255}) {
+        const Bytes in = cat({message(3, kRtmpAmf0Command, 0, 0, unhex("0002000474657374")),
+                              message(5, type, 0, 1, pattern(3))});
+        FeedResult r = feed_both_ways(in);
+        EXPECT_EQ(r.error, kErrorRtmpMessageTypeUnknown) << int(type);
+        // What came before the bad message is still delivered.
+        EXPECT_EQ(r.msgs.size(), 1u) << int(type);
+    }
 }
 
 TEST(RtmpProtocol, ChunkErrorsSurface) {
@@ -449,34 +454,34 @@ TEST(RtmpProtocol, ChunkErrorsSurface) {
     options.max_message_size = 1000;
     FeedResult r = feed_both_ways(message(6, kRtmpVideo, 0, 1, pattern(1001)), options);
     EXPECT_EQ(r.error, kErrorRtmpChunkMessageTooLarge);
-    EXPECT_EQ(feed_both_ways(from_hex("c600")).error, kErrorRtmpChunkNoPreviousHeader);
+    EXPECT_EQ(feed_both_ways(unhex("c600")).error, kErrorRtmpChunkNoPreviousHeader);
 }
 
 TEST(RtmpProtocol, BuildersProduceExactBytes) {
     RtmpProtocol proto;
     proto.send_window_ack_size(2500000);
-    EXPECT_EQ(to_bytes(proto.take_output()), from_hex("020000000000040500000000002625a0"));
+    EXPECT_EQ(to_bytes(proto.take_output()), unhex("020000000000040500000000002625a0"));
     proto.send_set_peer_bandwidth(2500000, kRtmpLimitDynamic);
-    EXPECT_EQ(to_bytes(proto.take_output()), from_hex("020000000000050600000000002625a002"));
+    EXPECT_EQ(to_bytes(proto.take_output()), unhex("020000000000050600000000002625a002"));
     proto.send_user_control(kRtmpStreamBegin, 1);
-    EXPECT_EQ(to_bytes(proto.take_output()), from_hex("020000000000060400000000000000000001"));
+    EXPECT_EQ(to_bytes(proto.take_output()), unhex("020000000000060400000000000000000001"));
     proto.send_user_control(kRtmpStreamEof, 1);
-    EXPECT_EQ(to_bytes(proto.take_output()), from_hex("020000000000060400000000000100000001"));
+    EXPECT_EQ(to_bytes(proto.take_output()), unhex("020000000000060400000000000100000001"));
     proto.send_user_control(kRtmpPingRequest, 0x1234);
-    EXPECT_EQ(to_bytes(proto.take_output()), from_hex("020000000000060400000000000600001234"));
+    EXPECT_EQ(to_bytes(proto.take_output()), unhex("020000000000060400000000000600001234"));
     proto.send_user_control(kRtmpSetBufferLength, 1, 3000);
-    EXPECT_EQ(to_bytes(proto.take_output()), from_hex("0200000000000a040000000000030000000100000bb8"));
+    EXPECT_EQ(to_bytes(proto.take_output()), unhex("0200000000000a040000000000030000000100000bb8"));
     EXPECT_FALSE(proto.has_output());
 
     size_t consumed = 0;
     const Bytes audio = message(4, kRtmpAudio, 0, 1, pattern(20));
     ASSERT_TRUE(proto.feed(audio.data(), audio.size(), &consumed).ok());
     proto.send_acknowledgement();
-    EXPECT_EQ(to_bytes(proto.take_output()), cat({from_hex("020000000000040300000000"), be32(32)}));
+    EXPECT_EQ(to_bytes(proto.take_output()), cat({unhex("020000000000040300000000"), be32(32)}));
 
     proto.set_out_chunk_size(4096);
     EXPECT_EQ(proto.out_chunk_size(), 4096u);
-    EXPECT_EQ(to_bytes(proto.take_output()), from_hex("02000000000004010000000000001000"));
+    EXPECT_EQ(to_bytes(proto.take_output()), unhex("02000000000004010000000000001000"));
 }
 
 TEST(RtmpProtocol, QueueMessageUsesTheOutChunkSize) {
@@ -507,11 +512,11 @@ TEST(RtmpProtocol, MixedSessionWholeAndBytewise) {
     // (no ack window here, acks depend on where the reads end).
     const Bytes in = cat({
         message(2, kRtmpSetChunkSize, 0, 0, be32(4096)),
-        message(2, kRtmpSetPeerBandwidth, 0, 0, from_hex("002625a002")),
-        message(2, kRtmpSetPeerBandwidth, 0, 0, from_hex("002625a000")),
-        message(2, kRtmpUserControl, 0, 0, from_hex("000000000001")),
+        message(2, kRtmpSetPeerBandwidth, 0, 0, unhex("002625a002")),
+        message(2, kRtmpSetPeerBandwidth, 0, 0, unhex("002625a000")),
+        message(2, kRtmpUserControl, 0, 0, unhex("000000000001")),
         message(3, kRtmpAmf0Command, 0, 0, pattern(6000), 4096),
-        message(2, kRtmpUserControl, 0, 0, from_hex("0006000003e8")),
+        message(2, kRtmpUserControl, 0, 0, unhex("0006000003e8")),
         message(6, kRtmpAggregate, 100, 1, cat({tag(kRtmpVideo, 7, pattern(5000)), tag(kRtmpAudio, 30, pattern(9))}),
                 4096),
         message(4, kRtmpAudio, 130, 1, pattern(9)),
@@ -524,5 +529,5 @@ TEST(RtmpProtocol, MixedSessionWholeAndBytewise) {
     std::vector<RtmpMessage> out = decode_output(r.output);
     ASSERT_EQ(out.size(), 2u);  // Window Ack Size for the hard limit, the pong
     EXPECT_EQ(out[0].type, kRtmpWindowAckSize);
-    EXPECT_EQ(payload_of(out[1]), from_hex("0007000003e8"));
+    EXPECT_EQ(payload_of(out[1]), unhex("0007000003e8"));
 }

@@ -1,45 +1,16 @@
 // Tests for condition variables and mutexes (src/st).
 #include <gtest/gtest.h>
 
-#include <functional>
-#include <utility>
 #include <vector>
 
 #include "st/st.h"
+#include "utest/st_test_util.hpp"
+
+using namespace st_test;
 
 namespace {
 
-class StSyncTest : public ::testing::Test {
-protected:
-    static void SetUpTestSuite()
-    {
-        static const int rc = st_init();  // once per process
-        ASSERT_EQ(0, rc);
-    }
-};
-
-// Runs f in a new joinable coroutine.
-template <class F>
-st_thread_t spawn(F &&f)
-{
-    auto *fn = new std::function<void()>(std::forward<F>(f));
-    return st_thread_create(
-        [](void *p) -> void * {
-            auto *fn = static_cast<std::function<void()> *>(p);
-            (*fn)();
-            delete fn;
-            return nullptr;
-        },
-        fn, 1, 0);
-}
-
-void join_all(const std::vector<st_thread_t> &ts)
-{
-    for (auto t : ts)
-        ASSERT_EQ(0, st_thread_join(t, nullptr));
-}
-
-const st_utime_t kLong = 5 * 1000 * 1000;  // bounds every wait that should not time out
+class StSyncTest : public StTest {};
 
 TEST_F(StSyncTest, SignalWakesOneWaiterInFifoOrder)
 {

@@ -6,11 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <functional>
-#include <utility>
 #include <vector>
 
 #include "st/st.h"
+#include "utest/st_test_util.hpp"
 
 #ifdef SRS_VALGRIND
 #include <valgrind/valgrind.h>
@@ -19,31 +18,11 @@
 #define ST_TEST_UNDER_VALGRIND() false
 #endif
 
+using namespace st_test;
+
 namespace {
 
-class StThreadTest : public ::testing::Test {
-protected:
-    static void SetUpTestSuite()
-    {
-        static const int rc = st_init();  // once per process
-        ASSERT_EQ(0, rc);
-    }
-};
-
-// Runs f in a new joinable coroutine.
-template <class F>
-st_thread_t spawn(F &&f)
-{
-    auto *fn = new std::function<void()>(std::forward<F>(f));
-    return st_thread_create(
-        [](void *p) -> void * {
-            auto *fn = static_cast<std::function<void()> *>(p);
-            (*fn)();
-            delete fn;
-            return nullptr;
-        },
-        fn, 1, 0);
-}
+class StThreadTest : public StTest {};
 
 // Waits (up to 10 s, then kills it) for a forked child; returns its wait status.
 int wait_child(pid_t pid)
@@ -66,11 +45,6 @@ void silence_stderr()
     int devnull = open("/dev/null", O_WRONLY);
     if (devnull >= 0)
         dup2(devnull, 2);
-}
-
-void join(st_thread_t t)
-{
-    ASSERT_EQ(0, st_thread_join(t, nullptr));
 }
 
 void *return_arg_plus_one(void *arg)

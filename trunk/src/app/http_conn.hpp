@@ -1,0 +1,70 @@
+// The HTTP/1.1 server side: one connection coroutine reads requests with the
+// sans-IO parser and hands each to the first handler that takes it. Handlers
+// answer through HttpResponse, which writes on the socket.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/connection.hpp"
+#include "protocol/http_request.hpp"
+#include "protocol/http_response.hpp"
+
+namespace srs {
+
+class HttpResponse {
+  public:
+    HttpResponse(TcpConn* sock, const HttpRequest& req, bool crossdomain);
+    HttpResponseHead& head() { return head_; }
+    // A whole response with Content-Length (HEAD requests get no body).
+    Error send(int status, const std::string& content_type, const std::string& body);
+    // Only the head, for a body the caller writes itself (files).
+    Error send_head(int status, const std::string& content_type, int64_t content_length) {
+        return write_head(status, content_type, content_length);
+    }
+    // A plain error page.
+    Error send_error(int status);
+    // Starts a response whose body the caller streams with write_body() and
+    // that ends when the connection closes.
+    Error start_stream(int status, const std::string& content_type);
+    Error write_body(const struct iovec* iov, int iovcnt);
+    bool head_sent() const { return head_sent_; }
+    bool keep_alive() const { return keep_alive_; }
+    TcpConn* socket() { return sock_; }
+
+  private:
+    Error write_head(int status, const std::string& content_type, int64_t content_length);
+    TcpConn* sock_;
+    const HttpRequest& req_;
+    HttpResponseHead head_;
+    bool head_sent_ = false;
+    bool keep_alive_;
+    bool is_head_;
+};
+
+class HttpHandler {
+  public:
+    virtual ~HttpHandler() = default;
+    // Whether this handler serves the request (cheap, no I/O).
+    virtual bool match(const HttpRequest& req) const = 0;
+    // Serves it. A streaming handler returns when the stream or the client ends.
+    virtual Error serve(const HttpRequest& req, HttpResponse* res) = 0;
+};
+
+class HttpServerConnection : public Connection {
+  public:
+    // handlers: tried in order; not owned.
+    HttpServerConnection(ConnectionManager* manager, TcpConn* sock, std::string kind,
+                         std::vector<HttpHandler*> handlers, bool crossdomain);
+
+  protected:
+    Error serve() override;
+
+  private:
+    Error handle(const HttpRequest& req, bool* keep_alive);
+    std::vector<HttpHandler*> handlers_;
+    bool crossdomain_;
+};
+
+}  // namespace srs

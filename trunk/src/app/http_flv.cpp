@@ -1,0 +1,145 @@
+#include "app/http_flv.hpp"
+
+#include <regex>
+#include <vector>
+
+#include "app/live_consumer.hpp"
+#include "app/live_source.hpp"
+#include "core/log.hpp"
+#include "kernel/flv.hpp"
+
+namespace srs {
+
+static const size_t kMaxMessagesPerSend = 512;
+static const utime_t kIdleWaitUs = 500 * kUsPerMs;
+
+static std::string host_without_port(const std::string& host) {
+    if (!host.empty() && host[0] == '[') return host.substr(1, host.find(']') - 1);
+    return host.substr(0, host.find(':'));
+}
+
+bool HttpFlvHandler::match_mount(const std::string& mount, const std::string& vhost, const std::string& path,
+                                 std::string* app, std::string* stream) {
+    std::string tmpl = mount;
+    const std::string vh = "[vhost]";
+    if (vhost == kDefaultVhost) {
+        size_t at = tmpl.find(vh + "/");
+        if (at != std::string::npos) tmpl.erase(at, vh.size() + 1);
+    }
+    if (tmpl.empty() || tmpl[0] != '/') tmpl = "/" + tmpl;
+    // Literal parts escaped; [app] may hold slashes ("live/sub"), the others not.
+    std::string re;
+    int app_group = 0, stream_group = 0, groups = 0;
+    for (size_t i = 0; i < tmpl.size();) {
+        if (tmpl.compare(i, 5, "[app]") == 0) {
+            re += "(.+)";
+            app_group = ++groups;
+            i += 5;
+        } else if (tmpl.compare(i, 8, "[stream]") == 0) {
+            re += "([^/]+)";
+            stream_group = ++groups;
+            i += 8;
+        } else if (tmpl.compare(i, vh.size(), vh) == 0) {
+            re += std::regex_replace(vhost, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)");
+            i += vh.size();
+        } else {
+            char c = tmpl[i++];
+            if (std::string(".^$|()[]{}*+?\\").find(c) != std::string::npos) re += '\\';
+            re += c;
+        }
+    }
+    if (!app_group || !stream_group) return false;
+    std::smatch m;
+    if (!std::regex_match(path, m, std::regex(re))) return false;
+    *app = m[app_group];
+    *stream = m[stream_group];
+    return true;
+}
+
+bool HttpFlvHandler::match(const HttpRequest& req) const {
+    return (req.method == "GET" || req.method == "HEAD") && req.path.size() > 4 &&
+           req.path.compare(req.path.size() - 4, 4, ".flv") == 0;
+}
+
+Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
+    const Config& config = ctx_->config();
+    std::string vhost = req.query_param("vhost");
+    if (vhost.empty()) {
+        const std::string* host = req.header("Host");
+        vhost = host ? host_without_port(*host) : "";
+    }
+    if (!config.has_vhost(vhost)) vhost = kDefaultVhost;
+    if (!config.vhost_get_bool(vhost, "http_remux.enabled")) return res->send_error(404);
+    std::string app, stream;
+    if (!match_mount(config.vhost_get_string(vhost, "http_remux.mount"), vhost, req.path, &app, &stream)) {
+        return res->send_error(404);
+    }
+    LiveSource* source = ctx_->sources().find(vhost, app, stream);
+    // Mounted while published, as SRS: an unknown or idle stream is a 404.
+    if (!source || !source->publishing()) return res->send_error(404);
+
+    ConsumerOptions options;
+    options.queue_length_us = config.vhost_get_int(vhost, "play.queue_length") * kUsPerSecond;
+    options.realtime = config.vhost_get_bool(vhost, "min_latency");
+    options.mw_latency_us = config.vhost_get_int(vhost, "play.mw_latency") * kUsPerMs;
+    options.mw_msgs = static_cast<int>(config.vhost_get_int(vhost, "play.mw_msgs"));
+    if (options.realtime && !config.vhost_is_set(vhost, "play.mw_msgs")) options.mw_msgs = 0;
+    bool has_audio = config.vhost_get_bool(vhost, "http_remux.has_audio");
+    bool has_video = config.vhost_get_bool(vhost, "http_remux.has_video");
+    if (config.vhost_get_bool(vhost, "tcp_nodelay")) res->socket()->set_nodelay(true).ignore();
+
+    if (Error err = res->start_stream(200, "video/x-flv"); !err.ok()) return SRS_WRAP(err, "flv head");
+    std::string header;
+    FlvWriter::write_header(&header, has_audio, has_video);
+    struct iovec iov = {&header[0], header.size()};
+    if (Error err = res->write_body(&iov, 1); !err.ok()) return SRS_WRAP(err, "flv header");
+
+    std::unique_ptr<LiveConsumer> consumer(source->create_consumer(options));
+    std::string url = "/" + app + "/" + stream;
+    srs_trace("HTTP-FLV play %s%s.flv, mw=%d ms/%d msgs, realtime=%d", vhost.c_str(), url.c_str(),
+              (int)(options.mw_latency_us / kUsPerMs), options.mw_msgs, options.realtime);
+    return play(consumer.get(), res, url);
+}
+
+// The shared 11-byte tag header and 4-byte previous-tag-size of a message.
+static void ensure_flv_framing(LiveMessage* msg) {
+    if (msg->has_flv_framing()) return;
+    FlvWriter::write_tag_header(msg->mutable_flv_tag_header(), msg->type(), msg->timestamp(),
+                                static_cast<uint32_t>(msg->size()));
+    FlvWriter::write_previous_tag_size(msg->mutable_flv_previous_size(), static_cast<uint32_t>(11 + msg->size()));
+    msg->set_flv_ready();
+}
+
+Error HttpFlvHandler::play(LiveConsumer* consumer, HttpResponse* res, const std::string& url) {
+    const ConsumerOptions& options = consumer->options();
+    utime_t wait_us = options.realtime ? kIdleWaitUs : std::min(options.mw_latency_us, kIdleWaitUs);
+    if (wait_us <= 0) wait_us = kIdleWaitUs;
+    std::vector<LiveMessagePtr> msgs;
+    std::vector<struct iovec> iov;
+    char drain[512];
+    while (true) {
+        // The player sends nothing; a read that returns means it left.
+        size_t n = 0;
+        if (Error err = res->socket()->read_nowait(drain, sizeof(drain), &n); !err.ok()) return err;
+        if (consumer->take_unpublished()) {
+            srs_trace("HTTP-FLV %s: stream unpublished, end the response", url.c_str());
+            return Error();
+        }
+        consumer->wait(wait_us);
+        msgs.clear();
+        consumer->dump(&msgs, kMaxMessagesPerSend);
+        if (msgs.empty()) continue;
+        iov.clear();
+        for (const auto& m : msgs) {
+            ensure_flv_framing(m.get());
+            iov.push_back({const_cast<uint8_t*>(m->flv_tag_header()), 11});
+            iov.push_back({const_cast<uint8_t*>(m->payload().data()), m->size()});
+            iov.push_back({const_cast<uint8_t*>(m->flv_previous_size()), 4});
+        }
+        if (Error err = res->write_body(iov.data(), static_cast<int>(iov.size())); !err.ok()) {
+            return SRS_WRAP(err, "HTTP-FLV %s", url.c_str());
+        }
+    }
+}
+
+}  // namespace srs

@@ -1,0 +1,85 @@
+#include "app/http_static.hpp"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/log.hpp"
+
+namespace srs {
+
+// Files are read in pieces of this size; larger files stream piece by piece.
+static const size_t kReadPiece = 64 * 1024;
+
+HttpStaticHandler::HttpStaticHandler(std::string root) : root_(std::move(root)) {}
+
+bool HttpStaticHandler::match(const HttpRequest& req) const { return req.method == "GET" || req.method == "HEAD"; }
+
+static bool resolve_under(const std::string& root, const std::string& path, std::string* out) {
+    char real_root[PATH_MAX], real_file[PATH_MAX];
+    if (!realpath(root.c_str(), real_root)) return false;
+    std::string joined = std::string(real_root) + path;
+    if (!realpath(joined.c_str(), real_file)) return false;
+    std::string r(real_root), f(real_file);
+    // The resolved file (symlinks followed) must still be inside the root.
+    if (f != r && f.compare(0, r.size() + 1, r + "/") != 0) return false;
+    *out = f;
+    return true;
+}
+
+Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
+    std::string file;
+    if (!resolve_under(root_, req.path, &file)) return res->send_error(404);
+    struct stat st;
+    if (stat(file.c_str(), &st) < 0) return res->send_error(404);
+    if (S_ISDIR(st.st_mode)) {
+        if (req.path.empty() || req.path.back() != '/') {
+            res->head().set("Location", req.path + "/");
+            return res->send(301, "text/plain", "");
+        }
+        file += "/index.html";
+        if (stat(file.c_str(), &st) < 0 || !S_ISREG(st.st_mode)) return res->send_error(404);
+    }
+    if (!S_ISREG(st.st_mode)) return res->send_error(403);
+    int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return res->send_error(403);
+
+    uint64_t size = static_cast<uint64_t>(st.st_size);
+    uint64_t start = 0, end = size ? size - 1 : 0;
+    int status = 200;
+    if (const std::string* range = req.header("Range")) {
+        if (!parse_http_range(*range, size, &start, &end)) {
+            close(fd);
+            res->head().set("Content-Range", "bytes */" + std::to_string(size));
+            return res->send_error(416);
+        }
+        status = 206;
+        res->head().set("Content-Range",
+                        "bytes " + std::to_string(start) + "-" + std::to_string(end) + "/" + std::to_string(size));
+    }
+    uint64_t length = size ? end - start + 1 : 0;
+    res->head().set("Accept-Ranges", "bytes");
+    // The head first, then the body in pieces.
+    Error err = res->send_head(status, http_mime_type(file), static_cast<int64_t>(length));
+    if (err.ok() && req.method != "HEAD") {
+        std::string piece(kReadPiece, '\0');
+        uint64_t left = length, offset = start;
+        while (left > 0 && err.ok()) {
+            size_t want = left < kReadPiece ? static_cast<size_t>(left) : kReadPiece;
+            ssize_t n = pread(fd, &piece[0], want, static_cast<off_t>(offset));
+            if (n <= 0) {
+                err = SRS_ERR(kErrorFileRead, "read %s at %llu", file.c_str(), (unsigned long long)offset);
+                break;
+            }
+            err = res->socket()->write(piece.data(), static_cast<size_t>(n));
+            left -= n;
+            offset += n;
+        }
+    }
+    close(fd);
+    return err;
+}
+
+}  // namespace srs
