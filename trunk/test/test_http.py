@@ -231,3 +231,150 @@ def test_5000_idle_keepalive_connections(http_live):
     results = [None]
     read_flv_tags(port, "/live/livestream.flv", 2, results, 0)
     assert results[0][1] > 10
+
+
+# ---- the HTTP API ----
+
+STREAM_FIELDS = {"id", "name", "vhost", "app", "tcUrl", "url", "live_ms", "clients", "frames", "send_bytes",
+                 "recv_bytes", "kbps", "publish", "video", "audio"}
+CLIENT_FIELDS = {"id", "vhost", "stream", "ip", "pageUrl", "swfUrl", "tcUrl", "url", "name", "type", "publish",
+                 "alive", "send_bytes", "recv_bytes", "kbps"}
+ENVELOPE = ["code", "server", "service", "pid"]
+
+
+def api_get(port, path, method="GET", headers=None):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method, headers=headers or {})
+    try:
+        r = urllib.request.urlopen(req, timeout=5)
+        return r.status, r.read().decode(), r.headers
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(), e.headers
+
+
+@pytest.fixture
+def api_live(srs, media):
+    port, api = free_port(), free_port()
+    srs.http_port, srs.api_port = port, api
+    conf = http_conf(srs, port, api_port=api).replace(
+        f"http_api {{\n  enabled on;\n  listen {api};\n}}",
+        f"http_api {{\n  enabled on;\n  listen {api};\n  raw_api {{\n    enabled on;\n    allow_reload on;\n  }}\n}}")
+    srs.start(conf)
+    pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/livestream")
+    wait_for_publish(srs)
+    assert wait_until(lambda: "video H264" in srs.log())
+    yield srs, pub
+    pub.stop()
+
+
+def test_api_streams_and_clients_shapes(api_live):
+    srs, _ = api_live
+    code, body, _ = api_get(srs.api_port, "/api/v1/streams")
+    data = json.loads(body)
+    assert code == 200 and list(data)[:4] == ENVELOPE and data["code"] == 0
+    s = data["streams"][0]
+    assert STREAM_FIELDS <= set(s), set(s) ^ STREAM_FIELDS
+    assert s["name"] == "livestream" and s["app"] == "live" and s["url"] == "/live/livestream"
+    assert s["publish"]["active"] is True and s["publish"]["cid"]
+    assert s["video"] == {"codec": "H264", "profile": "High", "level": s["video"]["level"], "width": 320,
+                          "height": 240}
+    assert s["audio"]["codec"] == "AAC" and s["audio"]["sample_rate"] == 44100 and s["audio"]["channel"] == 2
+    one = json.loads(api_get(srs.api_port, f"/api/v1/streams/{s['id']}")[1])
+    assert one["stream"]["id"] == s["id"]
+    assert api_get(srs.api_port, "/api/v1/streams/vid-nosuch")[0] == 404
+
+    clients = json.loads(api_get(srs.api_port, "/api/v1/clients")[1])["clients"]
+    pub = [c for c in clients if c["publish"]]
+    assert pub and CLIENT_FIELDS <= set(pub[0]) and pub[0]["type"] == "fmle-publish"
+    assert pub[0]["id"] == s["publish"]["cid"] and pub[0]["stream"] == s["id"]
+
+    vhosts = json.loads(api_get(srs.api_port, "/api/v1/vhosts")[1])["vhosts"]
+    assert vhosts[0]["name"] == "__defaultVhost__" and vhosts[0]["streams"] == 1
+    assert api_get(srs.api_port, "/api/v1/streams", method="POST")[0] == 405
+    assert api_get(srs.api_port, "/api/v1/nosuch")[0] == 404
+    for path in ["/api/", "/api/v1/", "/api/v1/versions", "/api/v1/features"]:
+        code, body, _ = api_get(srs.api_port, path)
+        assert code == 200 and list(json.loads(body))[:4] == ENVELOPE, path
+
+
+def test_api_kick_client(api_live):
+    srs, _ = api_live
+    results = [None]
+    t = threading.Thread(target=read_flv_tags, args=(srs.http_port, "/live/livestream.flv", 30, results, 0))
+    t.start()
+    try:
+        def flv_client():
+            clients = json.loads(api_get(srs.api_port, "/api/v1/clients")[1])["clients"]
+            return [c for c in clients if c["type"] == "flv-play"]
+        assert wait_until(flv_client, 10)
+        cid = flv_client()[0]["id"]
+        assert api_get(srs.api_port, f"/api/v1/clients/{cid}", method="DELETE")[0] == 200
+        t.join(10)
+        assert not t.is_alive(), "the kicked player's connection stayed open"
+        assert wait_until(lambda: not [c for c in flv_client() if c["id"] == cid], 10)
+    finally:
+        t.join(30)
+
+
+def test_api_jsonp_and_injection(api_live):
+    srs, _ = api_live
+    code, body, headers = api_get(srs.api_port, "/api/v1/versions?callback=cb_1")
+    assert code == 200 and body.startswith("cb_1({") and body.endswith("})")
+    assert headers["Content-Type"].startswith("text/javascript")
+    code, body, _ = api_get(srs.api_port, "/api/v1/versions?callback=alert(document.cookie)//")
+    assert code == 400 and "alert" not in body
+
+
+def test_api_raw_reload(api_live):
+    srs, _ = api_live
+    data = json.loads(api_get(srs.api_port, "/api/v1/raw?rpc=raw")[1])
+    assert data["code"] == 0 and data["http_api"]["raw_api"]["allow_reload"] is True
+    data = json.loads(api_get(srs.api_port, "/api/v1/raw?rpc=reload")[1])
+    assert data["code"] == 0
+    assert wait_until(lambda: "reload done" in srs.log())
+
+
+def test_api_basic_auth(srs):
+    port, api = free_port(), free_port()
+    conf = http_conf(srs, port, api_port=api).replace(
+        f"listen {api};\n}}", f"listen {api};\n  auth {{\n    enabled on;\n    username admin;\n"
+                              f"    password secret;\n  }}\n}}")
+    srs.start(conf)
+    assert wait_until(lambda: "API listen" in srs.log())
+    assert api_get(api, "/api/v1/versions")[0] == 401
+    import base64
+    good = {"Authorization": "Basic " + base64.b64encode(b"admin:secret").decode()}
+    bad = {"Authorization": "Basic " + base64.b64encode(b"admin:wrong").decode()}
+    assert api_get(api, "/api/v1/versions", headers=bad)[0] == 401
+    assert api_get(api, "/api/v1/versions", headers=good)[0] == 200
+
+
+def test_api_shares_the_http_port(srs):
+    port = free_port()
+    srs.start(http_conf(srs, port, api_port=port))
+    assert wait_until(lambda: "HTTP listen" in srs.log())
+    code, body, _ = api_get(port, "/api/v1/versions")
+    assert code == 200 and json.loads(body)["data"]["major"] == 7
+
+
+def test_api_proc_endpoints(api_live):
+    srs, _ = api_live
+    fields = {
+        "/api/v1/rusages": ["ok", "sample_time", "ru_utime", "ru_stime", "ru_maxrss"],
+        "/api/v1/self_proc_stats": ["ok", "sample_time", "percent", "pid", "comm", "state", "ppid", "utime",
+                                    "stime", "rss", "num_threads"],
+        "/api/v1/system_proc_stats": ["ok", "sample_time", "percent", "user", "nice", "sys", "idle", "iowait",
+                                      "irq", "softirq", "steal", "guest"],
+        "/api/v1/meminfos": ["ok", "sample_time", "percent_ram", "percent_swap", "MemActive", "RealInUse",
+                             "NotInUse", "MemTotal", "MemFree", "Buffers", "Cached", "SwapTotal", "SwapFree"],
+    }
+    for path, names in fields.items():
+        data = json.loads(api_get(srs.api_port, path)[1])
+        assert list(data)[:4] == ENVELOPE and data["code"] == 0, path
+        assert set(names) <= set(data["data"]), (path, set(names) - set(data["data"]))
+    self_stat = json.loads(api_get(srs.api_port, "/api/v1/self_proc_stats")[1])["data"]
+    assert self_stat["pid"] == srs.pid
+    summary = json.loads(api_get(srs.api_port, "/api/v1/summaries")[1])["data"]
+    assert summary["ok"] is True
+    assert summary["self"]["pid"] == srs.pid and summary["system"]["conn_srs"] >= 1
+    for k in ["version", "pid", "ppid", "argv", "cwd", "mem_kbyte", "mem_percent", "cpu_percent", "srs_uptime"]:
+        assert k in summary["self"], k

@@ -16,11 +16,19 @@
 
 #include "core/error.hpp"
 #include "io/coroutine.hpp"
+#include "app/kbps.hpp"
 #include "io/socket.hpp"
 
 namespace srs {
 
 class ConnectionManager;
+
+// What a connection is doing, for the API's clients list.
+struct ClientInfo {
+    std::string type;  // "rtmp-play", "fmle-publish", "flash-publish", "flv-play"; "" until known
+    std::string vhost, app, stream, tc_url, page_url, swf_url;
+    bool publishing() const { return type.find("publish") != std::string::npos; }
+};
 
 class Connection : public CoroutineHandler {
   public:
@@ -36,15 +44,28 @@ class Connection : public CoroutineHandler {
     const Endpoint& peer() const { return sock_->peer(); }
     TcpConn* socket() { return sock_.get(); }
     utime_t start_time_us() const { return start_us_; }
+    ClientInfo& info() { return info_; }
+    const ClientInfo& info() const { return info_; }
+    void sample_kbps(utime_t now_us) {
+        send_kbps_.sample(now_us, sock_->send_bytes());
+        recv_kbps_.sample(now_us, sock_->recv_bytes());
+    }
+    int send_kbps() const { return send_kbps_.kbps(); }
+    int recv_kbps() const { return recv_kbps_.kbps(); }
+
+    // Fails once the connection was asked to end (kick, shutdown): loops
+    // that never block for long check it between steps.
+    Error pull() const { return coroutine_.pull(); }
 
   protected:
     // The protocol loop. Returning ends the connection; an error is logged
     // once by the manager's side (a closed peer is logged as a plain close).
     virtual Error serve() = 0;
-    Error pull() const { return coroutine_.pull(); }
 
   private:
     Error cycle() final;
+    ClientInfo info_;
+    Kbps30s send_kbps_, recv_kbps_;
     ConnectionManager* manager_;
     std::unique_ptr<TcpConn> sock_;
     std::string kind_;

@@ -2,37 +2,358 @@
 
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
+#include <algorithm>
 
+#include "app/live_source.hpp"
 #include "core/version.hpp"
 #include "io/runtime.hpp"
+#include "protocol/http_response.hpp"
 
 namespace srs {
 
-using json = nlohmann::ordered_json;
-
 HttpApiHandler::HttpApiHandler(LiveContext* ctx) : ctx_(ctx), service_id_(new_context_id()) {}
 
-bool HttpApiHandler::match(const HttpRequest& req) const { return req.path.compare(0, 5, "/api/") == 0; }
+bool HttpApiHandler::match(const HttpRequest& req) const {
+    return req.path == "/api" || req.path.compare(0, 5, "/api/") == 0;
+}
 
-Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
-    json j;
-    j["code"] = 0;
-    j["server"] = ctx_->config().server_id();
+HttpApiHandler::Json HttpApiHandler::envelope(int code) const {
+    Json j;
+    j["code"] = code;
+    std::string server_id = ctx_->config().server_id();
+    j["server"] = server_id.empty() ? "vid-" + service_id_.substr(0, 7) : server_id;
     j["service"] = service_id_;
     j["pid"] = std::to_string(getpid());
-    int status = 200;
-    if (req.path == "/api/v1/versions" || req.path == "/api/v1/versions/") {
+    return j;
+}
+
+Error HttpApiHandler::reply(const HttpRequest& req, HttpResponse* res, int status, const Json& body) {
+    std::string text = body.dump();
+    if (req.has_query_param("callback")) {
+        std::string cb = req.query_param("callback");
+        // Never echo a callback that is not a plain identifier: that would be
+        // script injection into the caller's page.
+        if (!is_valid_js_identifier(cb)) {
+            Json err = envelope(400);
+            err["error"] = "invalid JSONP callback";
+            return res->send(400, "application/json", err.dump());
+        }
+        return res->send(status, "text/javascript", cb + "(" + text + ")");
+    }
+    return res->send(status, "application/json", text);
+}
+
+static std::string base64_encode(const std::string& in) {
+    static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    size_t i = 0;
+    for (; i + 2 < in.size(); i += 3) {
+        uint32_t v = (uint8_t)in[i] << 16 | (uint8_t)in[i + 1] << 8 | (uint8_t)in[i + 2];
+        out += t[v >> 18];
+        out += t[(v >> 12) & 63];
+        out += t[(v >> 6) & 63];
+        out += t[v & 63];
+    }
+    if (i + 1 == in.size()) {
+        uint32_t v = (uint8_t)in[i] << 16;
+        out += t[v >> 18];
+        out += t[(v >> 12) & 63];
+        out += "==";
+    } else if (i + 2 == in.size()) {
+        uint32_t v = (uint8_t)in[i] << 16 | (uint8_t)in[i + 1] << 8;
+        out += t[v >> 18];
+        out += t[(v >> 12) & 63];
+        out += t[(v >> 6) & 63];
+        out += '=';
+    }
+    return out;
+}
+
+bool HttpApiHandler::authorized(const HttpRequest& req) const {
+    const Config& config = ctx_->config();
+    if (!config.get_bool("http_api.auth.enabled")) return true;
+    const std::string* auth = req.header("Authorization");
+    std::string expected = "Basic " + base64_encode(config.get_string("http_api.auth.username") + ":" +
+                                                    config.get_string("http_api.auth.password"));
+    return auth && *auth == expected;
+}
+
+const std::string& HttpApiHandler::vhost_id(const std::string& vhost) {
+    std::string& id = vhost_ids_[vhost];
+    if (id.empty()) id = "vid-" + new_context_id().substr(0, 7);
+    return id;
+}
+
+HttpApiHandler::Json HttpApiHandler::stream_json(LiveSource* s) {
+    Json j;
+    j["id"] = s->id();
+    j["name"] = s->stream();
+    j["vhost"] = vhost_id(s->vhost());
+    j["app"] = s->app();
+    j["tcUrl"] = "rtmp://" + s->vhost() + "/" + s->app();
+    j["url"] = s->url();
+    j["live_ms"] = wall_us() / kUsPerMs;
+    j["clients"] = s->consumer_count() + (s->publishing() ? 1 : 0);
+    j["frames"] = s->video_frames();
+    j["send_bytes"] = s->send_bytes();
+    j["recv_bytes"] = s->recv_bytes();
+    j["kbps"] = {{"recv_30s", s->recv_kbps()}, {"send_30s", s->send_kbps()}};
+    j["publish"] = {{"active", s->publishing()}, {"cid", s->publisher_cid()}};
+    if (const VideoCodecConfig* v = s->video_config()) {
+        j["video"] = {{"codec", v->codec}, {"profile", v->profile}, {"level", v->level}, {"width", v->width},
+                      {"height", v->height}};
+    } else {
+        j["video"] = nullptr;
+    }
+    if (const AudioCodecConfig* a = s->audio_config()) {
+        j["audio"] = {{"codec", a->codec}, {"sample_rate", a->sample_rate}, {"channel", a->channels},
+                      {"profile", a->profile}};
+    } else {
+        j["audio"] = nullptr;
+    }
+    return j;
+}
+
+HttpApiHandler::Json HttpApiHandler::client_json(const Connection* c) {
+    const ClientInfo& i = c->info();
+    Json j;
+    j["id"] = c->cid();
+    j["vhost"] = i.vhost.empty() ? "" : vhost_id(i.vhost);
+    LiveSource* s = i.stream.empty() ? nullptr : ctx_->sources().find(i.vhost, i.app, i.stream);
+    j["stream"] = s ? s->id() : "";
+    j["ip"] = c->peer().ip;
+    j["pageUrl"] = i.page_url;
+    j["swfUrl"] = i.swf_url;
+    j["tcUrl"] = i.tc_url;
+    j["url"] = i.stream.empty() ? "" : "/" + i.app + "/" + i.stream;
+    j["name"] = i.stream;
+    j["type"] = i.type.empty() ? c->kind() : i.type;
+    j["publish"] = i.publishing();
+    j["alive"] = static_cast<double>(monotonic_us() - c->start_time_us()) / kUsPerSecond;
+    Connection* mc = const_cast<Connection*>(c);
+    j["send_bytes"] = mc->socket()->send_bytes();
+    j["recv_bytes"] = mc->socket()->recv_bytes();
+    j["kbps"] = {{"recv_30s", c->recv_kbps()}, {"send_30s", c->send_kbps()}};
+    return j;
+}
+
+HttpApiHandler::Json HttpApiHandler::vhost_json(const std::string& vhost) {
+    int clients = 0, streams = 0, recv_kbps = 0, send_kbps = 0;
+    uint64_t send = 0, recv = 0;
+    for (LiveSource* s : ctx_->sources().sources()) {
+        if (s->vhost() != vhost) continue;
+        streams++;
+        clients += static_cast<int>(s->consumer_count()) + (s->publishing() ? 1 : 0);
+        send += s->send_bytes();
+        recv += s->recv_bytes();
+        recv_kbps += s->recv_kbps();
+        send_kbps += s->send_kbps();
+    }
+    Json j;
+    j["id"] = vhost_id(vhost);
+    j["name"] = vhost;
+    j["enabled"] = ctx_->config().vhost_get_bool(vhost, "enabled");
+    j["clients"] = clients;
+    j["streams"] = streams;
+    j["send_bytes"] = send;
+    j["recv_bytes"] = recv;
+    j["kbps"] = {{"recv_30s", recv_kbps}, {"send_30s", send_kbps}};
+    j["hls"] = {{"enabled", false}};
+    return j;
+}
+
+// "?start=&count=" as SRS: count defaults to 10 and is at least 10.
+static void page_of(const HttpRequest& req, size_t total, size_t* begin, size_t* end) {
+    long start = atol(req.query_param("start").c_str());
+    long count = atol(req.query_param("count").c_str());
+    if (start < 0) start = 0;
+    count = std::max(10L, count);
+    *begin = std::min(total, static_cast<size_t>(start));
+    *end = std::min(total, *begin + static_cast<size_t>(count));
+}
+
+Error HttpApiHandler::api_streams(const HttpRequest& req, HttpResponse* res, const std::string& id) {
+    if (req.method != "GET") return reply(req, res, 405, envelope(405));
+    std::vector<LiveSource*> all = ctx_->sources().sources();
+    Json j = envelope(0);
+    if (!id.empty()) {
+        for (LiveSource* s : all) {
+            if (s->id() == id) {
+                j["stream"] = stream_json(s);
+                return reply(req, res, 200, j);
+            }
+        }
+        return reply(req, res, 404, envelope(404));
+    }
+    size_t begin, end;
+    page_of(req, all.size(), &begin, &end);
+    j["streams"] = Json::array();
+    for (size_t i = begin; i < end; i++) j["streams"].push_back(stream_json(all[i]));
+    return reply(req, res, 200, j);
+}
+
+Error HttpApiHandler::api_clients(const HttpRequest& req, HttpResponse* res, const std::string& id) {
+    ConnectionManager& conns = ctx_->connections();
+    if (!id.empty()) {
+        Connection* c = conns.find(id);
+        if (!c) return reply(req, res, 404, envelope(404));
+        if (req.method == "DELETE") {
+            // Kick: the client's coroutine ends at its next wait and closes.
+            c->expire();
+            return reply(req, res, 200, envelope(0));
+        }
+        if (req.method != "GET") return reply(req, res, 405, envelope(405));
+        Json j = envelope(0);
+        j["client"] = client_json(c);
+        return reply(req, res, 200, j);
+    }
+    if (req.method != "GET") return reply(req, res, 405, envelope(405));
+    std::vector<Connection*> all = conns.connections();
+    size_t begin, end;
+    page_of(req, all.size(), &begin, &end);
+    Json j = envelope(0);
+    j["clients"] = Json::array();
+    for (size_t i = begin; i < end; i++) j["clients"].push_back(client_json(all[i]));
+    return reply(req, res, 200, j);
+}
+
+Error HttpApiHandler::api_vhosts(const HttpRequest& req, HttpResponse* res, const std::string& id) {
+    if (req.method != "GET") return reply(req, res, 405, envelope(405));
+    Json j = envelope(0);
+    std::vector<std::string> names = ctx_->config().vhosts();
+    if (!id.empty()) {
+        for (const auto& v : names) {
+            if (vhost_id(v) == id) {
+                j["vhost"] = vhost_json(v);
+                return reply(req, res, 200, j);
+            }
+        }
+        return reply(req, res, 404, envelope(404));
+    }
+    j["vhosts"] = Json::array();
+    for (const auto& v : names) j["vhosts"].push_back(vhost_json(v));
+    return reply(req, res, 200, j);
+}
+
+Error HttpApiHandler::api_raw(const HttpRequest& req, HttpResponse* res) {
+    const Config& config = ctx_->config();
+    if (!config.get_bool("http_api.raw_api.enabled")) {
+        Json j = envelope(1061);  // SRS's "raw api disabled"
+        j["error"] = "raw api is disabled: http_api { raw_api { enabled on; } }";
+        return reply(req, res, 200, j);
+    }
+    std::string rpc = req.query_param("rpc");
+    if (rpc == "raw") {
+        Json j = envelope(0);
+        j["http_api"] = {{"enabled", config.get_bool("http_api.enabled")},
+                         {"listen", config.get_string("http_api.listen")},
+                         {"crossdomain", config.get_bool("http_api.crossdomain")},
+                         {"raw_api",
+                          {{"enabled", config.get_bool("http_api.raw_api.enabled")},
+                           {"allow_reload", config.get_bool("http_api.raw_api.allow_reload")}}}};
+        return reply(req, res, 200, j);
+    }
+    if (rpc == "reload") {
+        if (!config.get_bool("http_api.raw_api.allow_reload")) {
+            Json j = envelope(1062);
+            j["error"] = "reload is not allowed: raw_api { allow_reload on; }";
+            return reply(req, res, 200, j);
+        }
+        Error err = ctx_->reload();
+        Json j = envelope(err.ok() ? 0 : err.code());
+        if (!err.ok()) j["error"] = err.summary();
+        return reply(req, res, 200, j);
+    }
+    Json j = envelope(400);
+    j["error"] = "rpc must be raw or reload";
+    return reply(req, res, 400, j);
+}
+
+Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
+    if (!authorized(req)) {
+        res->head().set("WWW-Authenticate", "Basic realm=\"SRS\"");
+        return reply(req, res, 401, envelope(401));
+    }
+    std::string path = req.path;
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    auto under = [&](const char* prefix, std::string* id) {
+        std::string p(prefix);
+        if (path == p) {
+            id->clear();
+            return true;
+        }
+        if (path.compare(0, p.size() + 1, p + "/") == 0) {
+            *id = path.substr(p.size() + 1);
+            return id->find('/') == std::string::npos;
+        }
+        return false;
+    };
+    std::string id;
+    if (under("/api/v1/streams", &id)) return api_streams(req, res, id);
+    if (under("/api/v1/clients", &id)) return api_clients(req, res, id);
+    if (under("/api/v1/vhosts", &id)) return api_vhosts(req, res, id);
+    if (req.method != "GET") return reply(req, res, 405, envelope(405));
+    Json j = envelope(0);
+    if (path == "/api") {
+        j["urls"] = {{"v1", "the api version 1.0"}};
+    } else if (path == "/api/v1") {
+        j["urls"] = {{"versions", "the version of SRS"},
+                     {"summaries", "the summary(pid, argv, pwd, cpu, mem) of SRS"},
+                     {"rusages", "the rusage of SRS"},
+                     {"self_proc_stats", "the self process stats"},
+                     {"system_proc_stats", "the system process stats"},
+                     {"meminfos", "the meminfo of system"},
+                     {"features", "the supported features of SRS"},
+                     {"vhosts", "manage all vhosts or specified vhost"},
+                     {"streams", "manage all streams or specified stream"},
+                     {"clients", "manage all clients or specified client, default query top 10 clients"},
+                     {"raw", "raw api for srs, support CUID srs for instance the config"}};
+    } else if (path == "/api/v1/versions") {
         j["data"] = {{"major", SRS_VERSION_MAJOR},
                      {"minor", SRS_VERSION_MINOR},
                      {"revision", SRS_VERSION_REVISION},
                      {"version", SRS_VERSION_STRING}};
+    } else if (path == "/api/v1/rusages") {
+        j["data"] = ctx_->proc_stats().rusages_json();
+    } else if (path == "/api/v1/self_proc_stats") {
+        j["data"] = ctx_->proc_stats().self_proc_stats_json();
+    } else if (path == "/api/v1/system_proc_stats") {
+        j["data"] = ctx_->proc_stats().system_proc_stats_json();
+    } else if (path == "/api/v1/meminfos") {
+        j["data"] = ctx_->proc_stats().meminfos_json();
+    } else if (path == "/api/v1/summaries") {
+        SummaryInputs in;
+        in.start_time = ctx_->start_wall_us();
+        char cwd[4096];
+        if (getcwd(cwd, sizeof(cwd))) in.cwd = cwd;
+        uint64_t recv = 0, send = 0;
+        std::vector<Connection*> conns = ctx_->connections().connections();
+        for (Connection* c : conns) {
+            recv += c->socket()->recv_bytes();
+            send += c->socket()->send_bytes();
+        }
+        in.conn_srs = static_cast<int64_t>(conns.size());
+        in.recv_bytes = recv;
+        in.send_bytes = send;
+        j["data"] = ctx_->proc_stats().summaries_json(in);
+    } else if (path == "/api/v1/features") {
+        j["data"] = {{"options", ""},
+                     {"options2", ""},
+                     {"build", ""},
+                     {"build2", ""},
+                     {"features",
+                      {{"ssl", true}, {"hls", false}, {"hds", false}, {"callback", false}, {"api", true},
+                       {"httpd", true}, {"dvr", false}, {"transcode", false}, {"ingest", false}, {"stat", true},
+                       {"caster", false}, {"complex_send", true}, {"tcp_nodelay", true}, {"so_sendbuf", true},
+                       {"mr", false}}}};
+    } else if (path == "/api/v1/raw") {
+        return api_raw(req, res);
     } else {
-        status = 404;
-        j["code"] = 404;
-        j["error"] = "no such endpoint: " + req.path;
+        Json err = envelope(404);
+        err["error"] = "no such endpoint: " + path;
+        return reply(req, res, 404, err);
     }
-    return res->send(status, "application/json", j.dump());
+    return reply(req, res, 200, j);
 }
 
 }  // namespace srs

@@ -1,13 +1,20 @@
-// The HTTP API (/api/v1/...), SRS's paths and JSON field names. Every
-// answer starts with code, server, service and pid.
+// The HTTP API (/api/v1/...), SRS's paths, methods and JSON field names, so
+// SRS's console and scripts work unchanged. Every answer starts with code,
+// server, service and pid. JSONP (?callback=) only with a valid JavaScript
+// identifier; Basic auth when http_api.auth is on.
 #pragma once
 
+#include <map>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "app/http_conn.hpp"
 #include "app/live_context.hpp"
 
 namespace srs {
+
+class LiveSource;
 
 class HttpApiHandler : public HttpHandler {
   public:
@@ -16,8 +23,23 @@ class HttpApiHandler : public HttpHandler {
     Error serve(const HttpRequest& req, HttpResponse* res) override;
 
   private:
+    using Json = nlohmann::ordered_json;
+    Json envelope(int code) const;
+    Error reply(const HttpRequest& req, HttpResponse* res, int status, const Json& body);
+    bool authorized(const HttpRequest& req) const;
+    const std::string& vhost_id(const std::string& vhost);
+    Json stream_json(LiveSource* s);
+    Json client_json(const Connection* c);
+    Json vhost_json(const std::string& vhost);
+
+    Error api_streams(const HttpRequest& req, HttpResponse* res, const std::string& id);
+    Error api_clients(const HttpRequest& req, HttpResponse* res, const std::string& id);
+    Error api_vhosts(const HttpRequest& req, HttpResponse* res, const std::string& id);
+    Error api_raw(const HttpRequest& req, HttpResponse* res);
+
     LiveContext* ctx_;
-    std::string service_id_;  // random per process, as SRS's "service"
+    std::string service_id_;                     // random per process, as SRS's "service"
+    std::map<std::string, std::string> vhost_ids_;  // vhost name -> "vid-..."
 };
 
 }  // namespace srs

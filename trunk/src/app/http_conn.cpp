@@ -11,8 +11,8 @@ namespace srs {
 static const utime_t kHttpRecvTimeoutUs = 30 * kUsPerSecond;
 static const utime_t kHttpSendTimeoutUs = 30 * kUsPerSecond;
 
-HttpResponse::HttpResponse(TcpConn* sock, const HttpRequest& req, bool crossdomain)
-    : sock_(sock), req_(req), keep_alive_(req.keep_alive), is_head_(req.method == "HEAD") {
+HttpResponse::HttpResponse(TcpConn* sock, const HttpRequest& req, bool crossdomain, Connection* conn)
+    : sock_(sock), conn_(conn), req_(req), keep_alive_(req.keep_alive), is_head_(req.method == "HEAD") {
     head_.set("Server", SRS_SIGNATURE);
     if (crossdomain) {
         head_.set("Access-Control-Allow-Origin", "*");
@@ -92,7 +92,7 @@ Error HttpServerConnection::serve() {
 }
 
 Error HttpServerConnection::handle(const HttpRequest& req, bool* keep_alive) {
-    HttpResponse res(socket(), req, crossdomain_);
+    HttpResponse res(socket(), req, crossdomain_, this);
     srs_info("HTTP %s %s", req.method.c_str(), req.target.c_str());
     Error err;
     if (req.method == "OPTIONS") {

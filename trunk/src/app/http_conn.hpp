@@ -15,7 +15,12 @@ namespace srs {
 
 class HttpResponse {
   public:
-    HttpResponse(TcpConn* sock, const HttpRequest& req, bool crossdomain);
+    // conn: the connection answering (null in tests): its client info and kick state.
+    HttpResponse(TcpConn* sock, const HttpRequest& req, bool crossdomain, Connection* conn = nullptr);
+    // The connection's entry in the API's clients list (may be null).
+    ClientInfo* client_info() { return conn_ ? &conn_->info() : nullptr; }
+    // Fails once the connection was kicked or the server stops.
+    Error pull() const { return conn_ ? conn_->pull() : Error(); }
     HttpResponseHead& head() { return head_; }
     // A whole response with Content-Length (HEAD requests get no body).
     Error send(int status, const std::string& content_type, const std::string& body);
@@ -36,6 +41,7 @@ class HttpResponse {
   private:
     Error write_head(int status, const std::string& content_type, int64_t content_length);
     TcpConn* sock_;
+    Connection* conn_;
     const HttpRequest& req_;
     HttpResponseHead head_;
     bool head_sent_ = false;

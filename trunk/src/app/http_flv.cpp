@@ -96,6 +96,14 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
 
     std::unique_ptr<LiveConsumer> consumer(source->create_consumer(options));
     std::string url = "/" + app + "/" + stream;
+    if (ClientInfo* info = res->client_info()) {
+        info->type = "flv-play";
+        info->vhost = vhost;
+        info->app = app;
+        info->stream = stream;
+        const std::string* host = req.header("Host");
+        info->tc_url = "http://" + (host ? *host : std::string("127.0.0.1")) + "/" + app;
+    }
     srs_trace("HTTP-FLV play %s%s.flv, mw=%d ms/%d msgs, realtime=%d", vhost.c_str(), url.c_str(),
               (int)(options.mw_latency_us / kUsPerMs), options.mw_msgs, options.realtime);
     return play(consumer.get(), res, url);
@@ -118,6 +126,7 @@ Error HttpFlvHandler::play(LiveConsumer* consumer, HttpResponse* res, const std:
     std::vector<struct iovec> iov;
     char drain[512];
     while (true) {
+        if (Error err = res->pull(); !err.ok()) return err;
         // The player sends nothing; a read that returns means it left.
         size_t n = 0;
         if (Error err = res->socket()->read_nowait(drain, sizeof(drain), &n); !err.ok()) return err;

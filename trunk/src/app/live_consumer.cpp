@@ -86,11 +86,14 @@ void LiveConsumer::wait(utime_t timeout_us) {
 
 size_t LiveConsumer::dump(std::vector<LiveMessagePtr>* out, size_t max) {
     size_t n = 0;
+    uint64_t bytes = 0;
     while (n < max && !queue_.empty()) {
+        bytes += queue_.front()->size();
         out->push_back(std::move(queue_.front()));
         queue_.pop_front();
         n++;
     }
+    if (source_) source_->add_send_bytes(bytes);
     return n;
 }
 

@@ -3,6 +3,8 @@
 #pragma once
 
 #include "app/config.hpp"
+#include "app/connection.hpp"
+#include "app/proc_stats.hpp"
 #include "app/source_manager.hpp"
 
 namespace srs {
@@ -12,6 +14,13 @@ class LiveContext {
     virtual ~LiveContext() = default;
     virtual const Config& config() const = 0;
     virtual SourceManager& sources() = 0;
+    virtual ConnectionManager& connections() = 0;
+    // Reloads the conf file (SIGHUP, the raw API).
+    virtual Error reload() = 0;
+    // When the server started (wall clock, for the API).
+    virtual utime_t start_wall_us() const = 0;
+    // /proc samples for the API, refreshed by the server every few seconds.
+    virtual const ProcStatsSampler& proc_stats() const = 0;
 };
 
 }  // namespace srs

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/log.hpp"
+#include "io/runtime.hpp"
 
 namespace srs {
 
@@ -41,7 +42,11 @@ uint32_t TimestampJitter::correct(uint32_t timestamp, TimeJitter mode) {
 }
 
 LiveSource::LiveSource(std::string vhost, std::string app, std::string stream)
-    : vhost_(std::move(vhost)), app_(std::move(app)), stream_(std::move(stream)), idle_since_us_(monotonic_us()) {}
+    : vhost_(std::move(vhost)),
+      app_(std::move(app)),
+      stream_(std::move(stream)),
+      id_("vid-" + new_context_id().substr(0, 7)),
+      idle_since_us_(monotonic_us()) {}
 
 LiveSource::~LiveSource() {
     for (LiveConsumer* c : consumers_) c->detach();

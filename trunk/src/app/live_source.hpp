@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/gop_cache.hpp"
+#include "app/kbps.hpp"
 #include "app/live_consumer.hpp"
 #include "app/live_message.hpp"
 #include "core/clock.hpp"
@@ -75,6 +76,16 @@ class LiveSource {
     const AudioCodecConfig* audio_config() const { return has_audio_config_ ? &audio_config_ : nullptr; }
     uint64_t video_frames() const { return video_frames_; }
     uint64_t recv_bytes() const { return recv_bytes_; }
+    uint64_t send_bytes() const { return send_bytes_; }
+    void add_send_bytes(uint64_t n) { send_bytes_ += n; }
+    // "vid-xxxxxxx": the stream's id in the API.
+    const std::string& id() const { return id_; }
+    void sample_kbps(utime_t now_us) {
+        recv_kbps_.sample(now_us, recv_bytes_);
+        send_kbps_.sample(now_us, send_bytes_);
+    }
+    int recv_kbps() const { return recv_kbps_.kbps(); }
+    int send_kbps() const { return send_kbps_.kbps(); }
 
   private:
     void fan_out(const LiveMessagePtr& msg);
@@ -96,6 +107,9 @@ class LiveSource {
     bool has_audio_config_ = false;
     uint64_t video_frames_ = 0;
     uint64_t recv_bytes_ = 0;
+    uint64_t send_bytes_ = 0;
+    Kbps30s recv_kbps_, send_kbps_;
+    std::string id_;
     utime_t idle_since_us_;
 };
 

@@ -36,6 +36,15 @@ std::string RtmpServerConnection::resolve_vhost(const std::string& host) const {
     return config.has_vhost(host) ? host : kDefaultVhost;
 }
 
+void RtmpServerConnection::update_info(const std::string& type) {
+    ClientInfo& i = info();
+    i.type = type;
+    i.vhost = req_.vhost;
+    i.app = req_.app;
+    i.stream = req_.stream;
+    i.tc_url = req_.tc_url();
+}
+
 Error RtmpServerConnection::acknowledge(const RtmpCommand& cmd) {
     if (cmd.transaction_id <= 0) return Error();
     return transport_.send_command(build_simple_result(cmd.transaction_id), 0, kRtmpCidOverConnection);
@@ -62,6 +71,9 @@ Error RtmpServerConnection::connect_app() {
     }
     object_encoding_ = connect.object_encoding;
     req_.vhost = resolve_vhost(req_.vhost);
+    info().page_url = connect.page_url;
+    info().swf_url = connect.swf_url;
+    update_info("");
     const Config& config = ctx_->config();
     if (!config.vhost_get_bool(req_.vhost, "enabled")) {
         transport_.send_command(build_connect_rejected(connect.transaction_id, "vhost disabled"), 0,

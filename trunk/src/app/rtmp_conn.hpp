@@ -20,8 +20,6 @@ class RtmpServerConnection : public Connection {
     RtmpServerConnection(ConnectionManager* manager, TcpConn* sock, LiveContext* ctx);
     ~RtmpServerConnection() override;
 
-    // What the API shows: "rtmp-play", "fmle-publish", "flash-publish", "" before identified.
-    const std::string& client_type() const { return client_type_; }
     const RtmpRequestInfo& request() const { return req_; }
 
   protected:
@@ -47,7 +45,7 @@ class RtmpServerConnection : public Connection {
     LiveContext* ctx_;
     RtmpTransport transport_;
     RtmpRequestInfo req_;
-    std::string client_type_;
+    void update_info(const std::string& type);
     double object_encoding_ = 0;
     uint32_t stream_id_ = 1;
 };

@@ -21,7 +21,7 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
     }
     req_.vhost = resolve_vhost(req_.vhost);
     if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "play without a stream name");
-    client_type_ = "rtmp-play";
+    update_info("rtmp-play");
 
     const Config& config = ctx_->config();
     ConsumerOptions options;

@@ -11,7 +11,10 @@
 namespace srs {
 
 Server::Server(std::unique_ptr<Config> config, std::string conf_path)
-    : config_(std::move(config)), conf_path_(std::move(conf_path)), parent_pid_(getppid()) {}
+    : config_(std::move(config)),
+      conf_path_(std::move(conf_path)),
+      parent_pid_(getppid()),
+      start_wall_us_(wall_us()) {}
 
 Server::~Server() {
     close_listeners();
@@ -27,6 +30,7 @@ Error Server::initialize() {
     if (Error err = sources_.start(); !err.ok()) return SRS_WRAP(err, "source manager");
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
     if (Error err = listen_http(); !err.ok()) return SRS_WRAP(err, "listen http");
+    proc_stats_.sample();
     return Error();
 }
 
@@ -114,6 +118,7 @@ Error Server::run() {
         if (Error err = signals_.wait(&signo, 1000 * kUsPerMs); !err.ok()) return SRS_WRAP(err, "signal loop");
         if (signo) on_signal(signo);
         if (config_->asprocess()) check_parent();
+        sample_stats();
     }
     if (quit_ == QuitMode::kGraceful) graceful_quit();
     close_listeners();
@@ -173,6 +178,16 @@ void Server::graceful_quit() {
         }
     }
     srs_trace("graceful quit: %zu connections left, closing them", connections_.size());
+}
+
+void Server::sample_stats() {
+    // Every 5 s: enough for 30 s bit rates, cheap for thousands of clients.
+    utime_t now = monotonic_us();
+    if (now - last_sample_us_ < 5 * kUsPerSecond) return;
+    last_sample_us_ = now;
+    proc_stats_.sample();
+    for (LiveSource* s : sources_.sources()) s->sample_kbps(now);
+    for (Connection* c : connections_.connections()) c->sample_kbps(now);
 }
 
 void Server::check_parent() {

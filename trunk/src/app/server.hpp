@@ -33,10 +33,12 @@ class Server : public TcpClientHandler, public LiveContext {
 
     const Config& config() const override { return *config_; }
     SourceManager& sources() override { return sources_; }
-    ConnectionManager& connections() { return connections_; }
+    ConnectionManager& connections() override { return connections_; }
+    utime_t start_wall_us() const override { return start_wall_us_; }
+    const ProcStatsSampler& proc_stats() const override { return proc_stats_; }
 
     // Signal actions, also used by the API.
-    Error reload();
+    Error reload() override;
     void reopen_log();
 
     void on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) override;
@@ -65,6 +67,10 @@ class Server : public TcpClientHandler, public LiveContext {
     SignalPipe signals_;
     QuitMode quit_ = QuitMode::kNone;
     pid_t parent_pid_;
+    utime_t start_wall_us_;
+    ProcStatsSampler proc_stats_;
+    utime_t last_sample_us_ = 0;
+    void sample_stats();
 };
 
 }  // namespace srs

@@ -142,32 +142,30 @@ const std::string* HttpRequest::header(std::string_view name) const {
     return nullptr;
 }
 
-std::string HttpRequest::query_param(std::string_view key) const {
-    std::string_view q = query;
-    while (!q.empty()) {
-        size_t amp = q.find('&');
-        std::string_view pair = q.substr(0, amp);
+// Finds the first parameter of `query` whose decoded name is `key`; its
+// decoded value goes to *value ("" without '='). False when there is none.
+static bool find_query_param(std::string_view query, std::string_view key, std::string* value) {
+    while (!query.empty()) {
+        size_t amp = query.find('&');
+        std::string_view pair = query.substr(0, amp);
         size_t eq = pair.find('=');
         if (!pair.empty() && url_decode(pair.substr(0, eq), true) == key) {
-            return eq == std::string_view::npos ? std::string() : url_decode(pair.substr(eq + 1), true);
+            if (value && eq != std::string_view::npos) *value = url_decode(pair.substr(eq + 1), true);
+            return true;
         }
         if (amp == std::string_view::npos) break;
-        q.remove_prefix(amp + 1);
-    }
-    return std::string();
-}
-
-bool HttpRequest::has_query_param(std::string_view key) const {
-    std::string_view q = query;
-    while (!q.empty()) {
-        size_t amp = q.find('&');
-        std::string_view pair = q.substr(0, amp);
-        if (!pair.empty() && url_decode(pair.substr(0, pair.find('=')), true) == key) return true;
-        if (amp == std::string_view::npos) break;
-        q.remove_prefix(amp + 1);
+        query.remove_prefix(amp + 1);
     }
     return false;
 }
+
+std::string HttpRequest::query_param(std::string_view key) const {
+    std::string value;
+    find_query_param(query, key, &value);
+    return value;
+}
+
+bool HttpRequest::has_query_param(std::string_view key) const { return find_query_param(query, key, nullptr); }
 
 // ---- path normalisation ----
 
@@ -596,8 +594,9 @@ Error HttpRequestParser::feed(const uint8_t* data, size_t size, size_t* consumed
                 break;
 
             case State::kDone:
-            case State::kFailed:
-                continue;
+            case State::kFailed:  // cannot happen: the loop stops at kDone, failures return
+                *consumed = i;
+                return Error();
         }
         ++i;  // byte c was consumed
     }
@@ -609,33 +608,26 @@ Error HttpRequestParser::feed(const uint8_t* data, size_t size, size_t* consumed
 
 int http_status_for(const Error& err) {
     switch (err.code()) {
-        case kErrorHttpRequestLineTooLong:
-            return 414;
-        case kErrorHttpHeadersTooLarge:
-        case kErrorHttpTooManyHeaders:
-            return 431;
-        case kErrorHttpBodyTooLarge:
-            return 413;
-        case kErrorHttpUnsupportedTransferEncoding:
-            return 501;
-        case kErrorHttpVersionNotSupported:
-            return 505;
-        case kErrorHttpBadMethod:
-        case kErrorHttpBadRequestLine:
-        case kErrorHttpBadVersion:
-        case kErrorHttpBadTarget:
-        case kErrorHttpBadPath:
-        case kErrorHttpBadHeader:
-        case kErrorHttpBadHost:
-        case kErrorHttpBadContentLength:
-        case kErrorHttpSmuggling:
-        case kErrorHttpBadTransferEncoding:
-        case kErrorHttpBadChunkSize:
-        case kErrorHttpBadChunkEnd:
-        case kErrorHttpBadLineEnding:
-            return 400;
-        default:
-            return 500;
+        case kErrorHttpRequestLineTooLong: return 414;
+        case kErrorHttpHeadersTooLarge: return 431;
+        case kErrorHttpTooManyHeaders: return 431;
+        case kErrorHttpBodyTooLarge: return 413;
+        case kErrorHttpUnsupportedTransferEncoding: return 501;
+        case kErrorHttpVersionNotSupported: return 505;
+        case kErrorHttpBadMethod: return 400;
+        case kErrorHttpBadRequestLine: return 400;
+        case kErrorHttpBadVersion: return 400;
+        case kErrorHttpBadTarget: return 400;
+        case kErrorHttpBadPath: return 400;
+        case kErrorHttpBadHeader: return 400;
+        case kErrorHttpBadHost: return 400;
+        case kErrorHttpBadContentLength: return 400;
+        case kErrorHttpSmuggling: return 400;
+        case kErrorHttpBadTransferEncoding: return 400;
+        case kErrorHttpBadChunkSize: return 400;
+        case kErrorHttpBadChunkEnd: return 400;
+        case kErrorHttpBadLineEnding: return 400;
+        default: return 500;  // kErrorHttpParserState, or not a parser error
     }
 }
 

@@ -10,6 +10,8 @@
 // - Returns an error (one of the kErrorHttp* codes, http_status_for() gives the
 //   status to answer) as soon as the first byte that makes the request invalid
 //   or over a limit arrives; *consumed then counts the bytes before that byte.
+//   Checks that need a whole line or section (version number, target, Host,
+//   framing, Content-Length over max_body) fail on the LF that ends it.
 //   The error is sticky: every later feed() returns it again (a copy) and
 //   consumes nothing, until reset().
 // - feed() while has_request() is true fails with kErrorHttpParserState and
@@ -34,7 +36,8 @@
 //   max_request_line bytes (without the line end): 414. "HTTP/2.0", "HTTP/0.9",
 //   "HTTP/1.2": 505; anything not shaped like "HTTP/d.d": 400.
 // - request-target: origin-form ("/p?q") or absolute-form ("http://h/p?q", whose
-//   path and query are used). Bytes 0x00-0x20, 0x7F and '#' are rejected;
+//   path and query are used). Bytes 0x00-0x20, 0x7F and '#' are rejected
+//   (0x80-0xFF pass, as nginx lets raw UTF-8 through);
 //   asterisk-form ("OPTIONS *") and authority-form (CONNECT) are rejected (400):
 //   this server is neither a proxy nor answers server-wide OPTIONS.
 // - path is the target's path percent-decoded then normalised (see
@@ -43,10 +46,12 @@
 // - Header fields: token ":" OWS value OWS. No space before ':', no obs-fold
 //   (a line starting with SP/HTAB): 400. Values may hold HTAB, SP, VCHAR and
 //   0x80-0xFF; NUL and other control bytes: 400. Values are stored trimmed.
-// - Framing: "Transfer-Encoding: chunked" (chunked last and once; any other
-//   coding: 501; TE in an HTTP/1.0 request: 400), else Content-Length (digits
-//   only; a list of equal values is one value; different values: 400), else no
-//   body. Content-Length together with Transfer-Encoding: 400 (smuggling).
+// - Framing: Transfer-Encoding (all its lines as one list) must end with
+//   "chunked" and name it once, else 400; another coding before it ("gzip,
+//   chunked") is 501; any Transfer-Encoding in HTTP/1.0 is 400. Else
+//   Content-Length: digits only, a list of equal values counts as one value,
+//   different values are 400. Else there is no body. Content-Length together
+//   with Transfer-Encoding: 400 (request smuggling).
 // - HTTP/1.1 requires exactly one Host line; HTTP/1.0 allows none, not two.
 // - keep_alive: HTTP/1.1 unless Connection lists "close"; HTTP/1.0 only when
 //   Connection lists "keep-alive" (and not "close").
