@@ -44,14 +44,7 @@ inline bool is_value_char(uint8_t c) { return kCharClasses[c] & kValueChar; }
 
 inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
 
-// ASCII case-insensitive equality.
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-        if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-    }
-    return true;
-}
+bool iequals(std::string_view a, std::string_view b) { return http_iequals(a, b); }
 
 // `s` without leading and trailing SP/HTAB.
 std::string_view trim_ows(std::string_view s) {
@@ -132,6 +125,14 @@ Error decode_path_strict(std::string_view raw, std::string* out) {
 }
 
 }  // namespace
+
+bool http_iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+    }
+    return true;
+}
 
 // ---- HttpRequest ----
 

@@ -1,6 +1,8 @@
 // HTTP response building and helpers; see http_response.hpp for the contract.
 #include "protocol/http_response.hpp"
 
+#include "protocol/http_request.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -8,15 +10,7 @@ namespace srs {
 
 namespace {
 
-inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
-
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-        if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-    }
-    return true;
-}
+bool iequals(std::string_view a, std::string_view b) { return http_iequals(a, b); }
 
 int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
