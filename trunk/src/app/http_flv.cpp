@@ -88,13 +88,15 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
     bool has_video = config.vhost_get_bool(vhost, "http_remux.has_video");
     if (config.vhost_get_bool(vhost, "tcp_nodelay")) res->socket()->set_nodelay(true).ignore();
 
+    // Attach before anything blocks: a consumer keeps the source alive
+    // (the manager frees only sources nobody uses).
+    std::unique_ptr<LiveConsumer> consumer(source->create_consumer(options));
     if (Error err = res->start_stream(200, "video/x-flv"); !err.ok()) return SRS_WRAP(err, "flv head");
     std::string header;
     FlvWriter::write_header(&header, has_audio, has_video);
     struct iovec iov = {&header[0], header.size()};
     if (Error err = res->write_body(&iov, 1); !err.ok()) return SRS_WRAP(err, "flv header");
 
-    std::unique_ptr<LiveConsumer> consumer(source->create_consumer(options));
     std::string url = "/" + app + "/" + stream;
     if (ClientInfo* info = res->client_info()) {
         info->type = "flv-play";
