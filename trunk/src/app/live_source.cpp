@@ -12,7 +12,7 @@ namespace srs {
 static const int64_t kMaxJitterMs = 250;
 static const int64_t kDefaultFrameMs = 10;
 
-uint32_t TimestampJitter::correct(uint32_t timestamp, TimeJitter mode) {
+uint32_t TimestampJitter::correct(uint32_t timestamp, TimeJitter mode, bool is_video) {
     int64_t ts = timestamp;
     switch (mode) {
         case TimeJitter::kOff:
@@ -32,13 +32,19 @@ uint32_t TimestampJitter::correct(uint32_t timestamp, TimeJitter mode) {
         started_ = true;
         last_time_ = ts;
         last_corrected_ = 0;
+        last_out_[0] = last_out_[1] = 0;
         return 0;
     }
     int64_t delta = ts - last_time_;
     if (delta < -kMaxJitterMs || delta > kMaxJitterMs) delta = kDefaultFrameMs;
     last_corrected_ = std::max<int64_t>(0, last_corrected_ + delta);
     last_time_ = ts;
-    return static_cast<uint32_t>(last_corrected_);
+    // Audio and video share one clock, so a small step back of one track
+    // relative to the other is kept; but neither track may go back against
+    // itself (decoders and players reject that).
+    int64_t& last_out = last_out_[is_video ? 1 : 0];
+    last_out = std::max(last_out, last_corrected_);
+    return static_cast<uint32_t>(last_out);
 }
 
 LiveSource::LiveSource(std::string vhost, std::string app, std::string stream)
@@ -97,7 +103,7 @@ Error LiveSource::on_audio(uint32_t timestamp, SharedBytes payload) {
     if (Error err = parse_audio_packet(payload.data(), payload.size(), &info); !err.ok()) {
         return SRS_WRAP(err, "audio of %s", url().c_str());
     }
-    LiveMessagePtr msg(LiveMessage::create(8, jitter_.correct(timestamp, options_.jitter), std::move(payload)));
+    LiveMessagePtr msg(LiveMessage::create(8, jitter_.correct(timestamp, options_.jitter, false), std::move(payload)));
     if (info.sequence_header) {
         msg->set_sequence_header(true);
         if (info.codec == AudioCodec::kAAC) {
@@ -130,7 +136,7 @@ Error LiveSource::on_video(uint32_t timestamp, SharedBytes payload) {
     if (Error err = parse_video_packet(payload.data(), payload.size(), &info); !err.ok()) {
         return SRS_WRAP(err, "video of %s", url().c_str());
     }
-    LiveMessagePtr msg(LiveMessage::create(9, jitter_.correct(timestamp, options_.jitter), std::move(payload)));
+    LiveMessagePtr msg(LiveMessage::create(9, jitter_.correct(timestamp, options_.jitter, true), std::move(payload)));
     msg->set_keyframe(info.keyframe);
     if (info.sequence_header) {
         msg->set_sequence_header(true);

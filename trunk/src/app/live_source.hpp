@@ -30,7 +30,9 @@ struct SourceOptions {
 // Corrects timestamps so players see them monotonic and without jumps.
 class TimestampJitter {
   public:
-    uint32_t correct(uint32_t timestamp, TimeJitter mode);
+    // is_video picks the track: in full mode each track's output never goes
+    // back, whatever the publisher (or a republish) sends.
+    uint32_t correct(uint32_t timestamp, TimeJitter mode, bool is_video = false);
     void reset_base() { has_base_ = false; }  // a new publish: rebase zero mode
 
   private:
@@ -39,6 +41,7 @@ class TimestampJitter {
     int64_t last_time_ = 0;
     int64_t last_corrected_ = 0;
     int64_t base_ = 0;
+    int64_t last_out_[2] = {0, 0};  // audio, video
 };
 
 class LiveSource {

@@ -71,11 +71,25 @@ TEST(AppJitter, FullStartsAtZeroAndSmoothsJumps) {
     TimestampJitter j;
     EXPECT_EQ(j.correct(5000, TimeJitter::kFull), 0u);
     EXPECT_EQ(j.correct(5040, TimeJitter::kFull), 40u);
-    EXPECT_EQ(j.correct(5030, TimeJitter::kFull), 30u);  // small step back is kept
-    EXPECT_EQ(j.correct(90000, TimeJitter::kFull), 40u);  // a jump becomes one nominal frame (10 ms)
+    EXPECT_EQ(j.correct(5030, TimeJitter::kFull), 40u);   // a track never goes back
+    EXPECT_EQ(j.correct(90000, TimeJitter::kFull), 40u);  // a jump becomes one nominal frame (10 ms after 30)
     EXPECT_EQ(j.correct(90040, TimeJitter::kFull), 80u);
     // A republish starting again at 0 continues from where players are.
     EXPECT_EQ(j.correct(0, TimeJitter::kFull), 90u);
+}
+
+TEST(AppJitter, FullKeepsEachTrackMonotonic) {
+    TimestampJitter j;
+    EXPECT_EQ(j.correct(0, TimeJitter::kFull, true), 0u);
+    EXPECT_EQ(j.correct(100, TimeJitter::kFull, false), 100u);
+    EXPECT_EQ(j.correct(40, TimeJitter::kFull, true), 40u);  // video behind audio: allowed
+    EXPECT_EQ(j.correct(80, TimeJitter::kFull, true), 80u);
+    // The shared clock steps back 80 ms: each track holds its last value
+    // until the clock passes it again.
+    EXPECT_EQ(j.correct(0, TimeJitter::kFull, true), 80u);
+    EXPECT_EQ(j.correct(0, TimeJitter::kFull, false), 100u);
+    EXPECT_EQ(j.correct(120, TimeJitter::kFull, false), 120u);
+    EXPECT_EQ(j.correct(125, TimeJitter::kFull, true), 125u);
 }
 
 TEST(AppJitter, ZeroRebasesAndOffPassesThrough) {
