@@ -115,6 +115,60 @@ def test_100_flv_players_every_frame_in_order(http_live):
     assert max(counts) - min(counts) <= 30, counts
 
 
+def flv_header_and_tag_types(port, path, seconds):
+    """The FLV header's flags byte and the set of tag types seen in `seconds`."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        buf += s.recv(4096)
+    head, buf = buf.split(b"\r\n\r\n", 1)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    deadline = time.monotonic() + seconds
+    while len(buf) < 13:
+        buf += s.recv(65536)
+    assert buf[:3] == b"FLV"
+    flags, buf, types = buf[4], buf[13:], set()
+    while time.monotonic() < deadline:
+        while len(buf) >= 11:
+            size = struct.unpack(">I", b"\x00" + buf[1:4])[0]
+            if len(buf) < 11 + size + 4:
+                break
+            types.add(buf[0])
+            buf = buf[11 + size + 4:]
+        data = s.recv(65536)
+        if not data:
+            break
+        buf += data
+    s.close()
+    return flags, types
+
+
+@pytest.mark.parametrize("remux,publish_extra,want_flags,want_types", [
+    # guess_has_av (default on): an audio-only stream announces audio only.
+    ("", ["-vn"], 0x04, {8, 18}),
+    # The conf decides without guessing; unannounced tracks are dropped...
+    ("guess_has_av off; has_audio off;", [], 0x01, {9, 18}),
+    # ...unless drop_if_not_match is off.
+    ("guess_has_av off; has_audio off; drop_if_not_match off;", [], 0x01, {8, 9, 18}),
+])
+def test_http_flv_header_tracks(srs, media, remux, publish_extra, want_flags, want_types):
+    port = free_port()
+    srs.http_port = port
+    conf = http_conf(srs, port).replace("mount [vhost]/[app]/[stream].flv;",
+                                        "mount [vhost]/[app]/[stream].flv;\n    " + remux)
+    srs.start(conf)
+    pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/livestream", extra=publish_extra)
+    try:
+        wait_for_publish(srs)
+        time.sleep(1)  # the source has carried media: guess_has_av can tell
+        flags, types = flv_header_and_tag_types(port, "/live/livestream.flv", 3)
+        assert flags == want_flags
+        assert types == want_types
+    finally:
+        pub.stop()
+
+
 def test_flv_player_that_never_reads_is_shrunk(srs, big_media):
     port = free_port()
     srs.http_port = port

@@ -18,6 +18,16 @@ static std::string host_without_port(const std::string& host) {
     return host.substr(0, host.find(':'));
 }
 
+FlvTracks choose_flv_tracks(bool conf_audio, bool conf_video, bool guess, bool drop_if_not_match, bool carries_audio,
+                            bool carries_video) {
+    FlvTracks t;
+    bool known = carries_audio || carries_video;
+    t.audio = guess && known ? carries_audio : conf_audio;
+    t.video = guess && known ? carries_video : conf_video;
+    t.drop_unannounced = drop_if_not_match;
+    return t;
+}
+
 bool HttpFlvHandler::match_mount(const std::string& mount, const std::string& vhost, const std::string& path,
                                  std::string* app, std::string* stream) {
     std::string tmpl = mount;
@@ -84,8 +94,11 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
     options.mw_latency_us = config.vhost_get_int(vhost, "play.mw_latency") * kUsPerMs;
     options.mw_msgs = static_cast<int>(config.vhost_get_int(vhost, "play.mw_msgs"));
     if (options.realtime && !config.vhost_is_set(vhost, "play.mw_msgs")) options.mw_msgs = 0;
-    bool has_audio = config.vhost_get_bool(vhost, "http_remux.has_audio");
-    bool has_video = config.vhost_get_bool(vhost, "http_remux.has_video");
+    FlvTracks tracks = choose_flv_tracks(
+        config.vhost_get_bool(vhost, "http_remux.has_audio"), config.vhost_get_bool(vhost, "http_remux.has_video"),
+        config.vhost_get_bool(vhost, "http_remux.guess_has_av"),
+        config.vhost_get_bool(vhost, "http_remux.drop_if_not_match"), source->carries_audio(),
+        source->carries_video());
     if (config.vhost_get_bool(vhost, "tcp_nodelay")) res->socket()->set_nodelay(true).ignore();
 
     // Attach before anything blocks: a consumer keeps the source alive
@@ -93,7 +106,7 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
     std::unique_ptr<LiveConsumer> consumer(source->create_consumer(options));
     if (Error err = res->start_stream(200, "video/x-flv"); !err.ok()) return SRS_WRAP(err, "flv head");
     std::string header;
-    FlvWriter::write_header(&header, has_audio, has_video);
+    FlvWriter::write_header(&header, tracks.audio, tracks.video);
     struct iovec iov = {&header[0], header.size()};
     if (Error err = res->write_body(&iov, 1); !err.ok()) return SRS_WRAP(err, "flv header");
 
@@ -106,9 +119,9 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
         const std::string* host = req.header("Host");
         info->tc_url = "http://" + (host ? *host : std::string("127.0.0.1")) + "/" + app;
     }
-    srs_trace("HTTP-FLV play %s%s.flv, mw=%d ms/%d msgs, realtime=%d", vhost.c_str(), url.c_str(),
-              (int)(options.mw_latency_us / kUsPerMs), options.mw_msgs, options.realtime);
-    return play(consumer.get(), res, url);
+    srs_trace("HTTP-FLV play %s%s.flv, mw=%d ms/%d msgs, realtime=%d, audio=%d, video=%d", vhost.c_str(), url.c_str(),
+              (int)(options.mw_latency_us / kUsPerMs), options.mw_msgs, options.realtime, tracks.audio, tracks.video);
+    return play(consumer.get(), res, url, tracks);
 }
 
 // The shared 11-byte tag header and 4-byte previous-tag-size of a message.
@@ -120,7 +133,9 @@ static void ensure_flv_framing(LiveMessage* msg) {
     msg->set_flv_ready();
 }
 
-Error HttpFlvHandler::play(LiveConsumer* consumer, HttpResponse* res, const std::string& url) {
+Error HttpFlvHandler::play(LiveConsumer* consumer, HttpResponse* res, const std::string& url, const FlvTracks& tracks) {
+    bool drop_audio = tracks.drop_unannounced && !tracks.audio;
+    bool drop_video = tracks.drop_unannounced && !tracks.video;
     const ConsumerOptions& options = consumer->options();
     utime_t wait_us = options.realtime ? kIdleWaitUs : std::min(options.mw_latency_us, kIdleWaitUs);
     if (wait_us <= 0) wait_us = kIdleWaitUs;
@@ -139,14 +154,15 @@ Error HttpFlvHandler::play(LiveConsumer* consumer, HttpResponse* res, const std:
         consumer->wait(wait_us);
         msgs.clear();
         consumer->dump(&msgs, kMaxMessagesPerSend);
-        if (msgs.empty()) continue;
         iov.clear();
         for (const auto& m : msgs) {
+            if ((drop_audio && m->is_audio()) || (drop_video && m->is_video())) continue;
             ensure_flv_framing(m.get());
             iov.push_back({const_cast<uint8_t*>(m->flv_tag_header()), 11});
             iov.push_back({const_cast<uint8_t*>(m->payload().data()), m->size()});
             iov.push_back({const_cast<uint8_t*>(m->flv_previous_size()), 4});
         }
+        if (iov.empty()) continue;
         if (Error err = res->write_body(iov.data(), static_cast<int>(iov.size())); !err.ok()) {
             return SRS_WRAP(err, "HTTP-FLV %s", url.c_str());
         }

@@ -12,6 +12,20 @@ namespace srs {
 
 class LiveConsumer;
 
+// What an HTTP-FLV response announces in its FLV header and what it sends.
+struct FlvTracks {
+    bool audio = true;
+    bool video = true;
+    bool drop_unannounced = true;  // drop tags of a track the header left out
+};
+
+// http_remux's has_audio/has_video are the operator's answer; with
+// guess_has_av the stream's own answer wins once it has carried any media
+// (until then, for a player that joins a stream with nothing yet, the
+// configured flags stand). Pure, for tests.
+FlvTracks choose_flv_tracks(bool conf_audio, bool conf_video, bool guess, bool drop_if_not_match, bool carries_audio,
+                            bool carries_video);
+
 class HttpFlvHandler : public HttpHandler {
   public:
     explicit HttpFlvHandler(LiveContext* ctx) : ctx_(ctx) {}
@@ -24,7 +38,7 @@ class HttpFlvHandler : public HttpHandler {
                             std::string* app, std::string* stream);
 
   private:
-    Error play(LiveConsumer* consumer, HttpResponse* res, const std::string& url);
+    Error play(LiveConsumer* consumer, HttpResponse* res, const std::string& url, const FlvTracks& tracks);
     LiveContext* ctx_;
 };
 

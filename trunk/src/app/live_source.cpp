@@ -68,6 +68,7 @@ Error LiveSource::on_publish(const std::string& publisher_cid, const SourceOptio
     gop_.set_enabled(options.gop_cache);
     gop_.set_max_frames(options.gop_cache_max_frames);
     jitter_.reset_base();
+    carries_audio_ = carries_video_ = false;
     for (LiveConsumer* c : consumers_) c->on_publish();
     srs_trace("source %s%s published by %s, gop_cache=%d, consumers=%zu", vhost_.c_str(), url().c_str(),
               publisher_cid.c_str(), options.gop_cache, consumers_.size());
@@ -103,6 +104,7 @@ Error LiveSource::on_audio(uint32_t timestamp, SharedBytes payload) {
     if (Error err = parse_audio_packet(payload.data(), payload.size(), &info); !err.ok()) {
         return SRS_WRAP(err, "audio of %s", url().c_str());
     }
+    carries_audio_ = true;
     LiveMessagePtr msg(LiveMessage::create(8, jitter_.correct(timestamp, options_.jitter, false), std::move(payload)));
     if (info.sequence_header) {
         msg->set_sequence_header(true);
@@ -136,6 +138,7 @@ Error LiveSource::on_video(uint32_t timestamp, SharedBytes payload) {
     if (Error err = parse_video_packet(payload.data(), payload.size(), &info); !err.ok()) {
         return SRS_WRAP(err, "video of %s", url().c_str());
     }
+    carries_video_ = true;
     LiveMessagePtr msg(LiveMessage::create(9, jitter_.correct(timestamp, options_.jitter, true), std::move(payload)));
     msg->set_keyframe(info.keyframe);
     if (info.sequence_header) {

@@ -77,6 +77,10 @@ class LiveSource {
     // What the API shows.
     const VideoCodecConfig* video_config() const { return has_video_config_ ? &video_config_ : nullptr; }
     const AudioCodecConfig* audio_config() const { return has_audio_config_ ? &audio_config_ : nullptr; }
+    // Whether this publish has carried any audio / video message yet: what
+    // HTTP-FLV's guess_has_av announces in the FLV header.
+    bool carries_audio() const { return carries_audio_; }
+    bool carries_video() const { return carries_video_; }
     uint64_t video_frames() const { return video_frames_; }
     uint64_t recv_bytes() const { return recv_bytes_; }
     uint64_t send_bytes() const { return send_bytes_; }
@@ -108,6 +112,8 @@ class LiveSource {
     AudioCodecConfig audio_config_;
     bool has_video_config_ = false;
     bool has_audio_config_ = false;
+    bool carries_audio_ = false;
+    bool carries_video_ = false;
     uint64_t video_frames_ = 0;
     uint64_t recv_bytes_ = 0;
     uint64_t send_bytes_ = 0;
