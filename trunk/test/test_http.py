@@ -10,6 +10,7 @@ import urllib.request
 
 import pytest
 
+import api_schema
 from conftest import free_port, wait_until
 from media import Publisher, probe_packets, probe_streams, wait_for_publish
 
@@ -289,10 +290,6 @@ def test_5000_idle_keepalive_connections(http_live):
 
 # ---- the HTTP API ----
 
-STREAM_FIELDS = {"id", "name", "vhost", "app", "tcUrl", "url", "live_ms", "clients", "frames", "send_bytes",
-                 "recv_bytes", "kbps", "publish", "video", "audio"}
-CLIENT_FIELDS = {"id", "vhost", "stream", "ip", "pageUrl", "swfUrl", "tcUrl", "url", "name", "type", "publish",
-                 "alive", "send_bytes", "recv_bytes", "kbps"}
 ENVELOPE = ["code", "server", "service", "pid"]
 
 
@@ -326,7 +323,7 @@ def test_api_streams_and_clients_shapes(api_live):
     data = json.loads(body)
     assert code == 200 and list(data)[:4] == ENVELOPE and data["code"] == 0
     s = data["streams"][0]
-    assert STREAM_FIELDS <= set(s), set(s) ^ STREAM_FIELDS
+    assert not api_schema.errors(data, api_schema.SCHEMAS["/api/v1/streams"])
     assert s["name"] == "livestream" and s["app"] == "live" and s["url"] == "/live/livestream"
     assert s["publish"]["active"] is True and s["publish"]["cid"]
     assert s["video"] == {"codec": "H264", "profile": "High", "level": s["video"]["level"], "width": 320,
@@ -338,7 +335,8 @@ def test_api_streams_and_clients_shapes(api_live):
 
     clients = json.loads(api_get(srs.api_port, "/api/v1/clients")[1])["clients"]
     pub = [c for c in clients if c["publish"]]
-    assert pub and CLIENT_FIELDS <= set(pub[0]) and pub[0]["type"] == "fmle-publish"
+    assert pub and pub[0]["type"] == "fmle-publish"
+    assert pub[0]["tcUrl"] == f"rtmp://127.0.0.1:{srs.rtmp_port}/live" == s["tcUrl"]
     assert pub[0]["id"] == s["publish"]["cid"] and pub[0]["stream"] == s["id"]
 
     vhosts = json.loads(api_get(srs.api_port, "/api/v1/vhosts")[1])["vhosts"]
@@ -348,6 +346,58 @@ def test_api_streams_and_clients_shapes(api_live):
     for path in ["/api/", "/api/v1/", "/api/v1/versions", "/api/v1/features"]:
         code, body, _ = api_get(srs.api_port, path)
         assert code == 200 and list(json.loads(body))[:4] == ENVELOPE, path
+
+
+def test_api_every_endpoint_matches_its_schema(api_live):
+    """Every endpoint's JSON against test/api_schema.py, with a publisher and
+    an HTTP-FLV player on the server; errors keep the envelope."""
+    srs, _ = api_live
+    results = [None]
+    player = threading.Thread(target=read_flv_tags, args=(srs.http_port, "/live/livestream.flv", 4, results, 0))
+    player.start()
+    try:
+        def listed(kind):
+            return json.loads(api_get(srs.api_port, f"/api/v1/{kind}")[1])[kind]
+        assert wait_until(lambda: any(c["type"] == "flv-play" for c in listed("clients")), 10)
+        ids = {"vhost": listed("vhosts")[0]["id"], "stream": listed("streams")[0]["id"],
+               "client": [c for c in listed("clients") if c["type"] == "flv-play"][0]["id"]}
+        for path, schema in api_schema.SCHEMAS.items():
+            url = path.format(**ids)
+            code, body, headers = api_get(srs.api_port, url)
+            assert code == 200 and headers["Content-Type"].startswith("application/json"), url
+            data = json.loads(body)
+            assert list(data)[:4] == ENVELOPE, url
+            problems = api_schema.errors(data, schema)
+            assert not problems, (url, problems)
+        # Only players and publishers are clients, not the API calls themselves.
+        assert {c["type"] for c in listed("clients")} == {"flv-play", "fmle-publish"}
+        summary = json.loads(api_get(srs.api_port, "/api/v1/summaries")[1])["data"]["self"]
+        assert "-c" in summary["argv"].split()
+        for url, method, code in [("/api/v1/nosuch", "GET", 404), ("/api/v1/streams/vid-nosuch", "GET", 404),
+                                  ("/api/v1/clients/nosuch", "GET", 404), ("/api/v1/streams", "POST", 405),
+                                  ("/api/v1/versions", "DELETE", 405)]:
+            got, body, _ = api_get(srs.api_port, url, method=method)
+            assert got == code, url
+            problems = api_schema.errors(json.loads(body), api_schema.ERROR_SCHEMAS[code])
+            assert not problems, (url, problems)
+    finally:
+        player.join(30)
+
+
+def test_api_schema_checker_catches_mistakes():
+    """The checker itself: a wrong type, a missing field, an extra field, a bad enum."""
+    good = {"code": 0, "server": "vid-abc", "service": "abc1", "pid": "12", "data": {
+        "major": 7, "minor": 0, "revision": 0, "version": "7.0.0"}}
+    schema = api_schema.SCHEMAS["/api/v1/versions"]
+    assert api_schema.errors(good, schema) == []
+    bad = json.loads(json.dumps(good))
+    bad["pid"] = 12
+    del bad["data"]["minor"]
+    bad["data"]["extra"] = 1
+    bad["data"]["major"] = 6
+    found = " ".join(api_schema.errors(bad, schema))
+    for want in ["$.pid: int is not string", "missing 'minor'", "unexpected 'extra'", "6 not in [7]"]:
+        assert want in found, found
 
 
 def test_api_kick_client(api_live):

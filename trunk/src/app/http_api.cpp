@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "app/live_source.hpp"
+#include "build_options.h"
 #include "core/version.hpp"
 #include "io/runtime.hpp"
 #include "protocol/http_response.hpp"
@@ -90,7 +91,10 @@ HttpApiHandler::Json HttpApiHandler::stream_json(LiveSource* s) {
     j["name"] = s->stream();
     j["vhost"] = vhost_id(s->vhost());
     j["app"] = s->app();
-    j["tcUrl"] = "rtmp://" + s->vhost() + "/" + s->app();
+    // The publisher's tcUrl, as it connected; without one, the vhost's.
+    const Connection* publisher = s->publishing() ? ctx_->connections().find(s->publisher_cid()) : nullptr;
+    j["tcUrl"] = publisher && !publisher->info().tc_url.empty() ? publisher->info().tc_url
+                                                                 : "rtmp://" + s->vhost() + "/" + s->app();
     j["url"] = s->url();
     j["live_ms"] = wall_us() / kUsPerMs;
     j["clients"] = s->consumer_count() + (s->publishing() ? 1 : 0);
@@ -113,6 +117,11 @@ HttpApiHandler::Json HttpApiHandler::stream_json(LiveSource* s) {
     }
     return j;
 }
+
+// Clients are the stream's players and publishers, as in SRS: RTMP
+// connections from their first byte, HTTP ones once they play a stream;
+// API calls and static file requests are not listed.
+static bool is_stream_client(const Connection* c) { return c->kind() == "RTMP" || !c->info().type.empty(); }
 
 HttpApiHandler::Json HttpApiHandler::client_json(const Connection* c) {
     const ClientInfo& i = c->info();
@@ -196,7 +205,7 @@ Error HttpApiHandler::api_clients(const HttpRequest& req, HttpResponse* res, con
     ConnectionManager& conns = ctx_->connections();
     if (!id.empty()) {
         Connection* c = conns.find(id);
-        if (!c) return reply(req, res, 404, envelope(404));
+        if (!c || !is_stream_client(c)) return reply(req, res, 404, envelope(404));
         if (req.method == "DELETE") {
             // Kick: the client's coroutine ends at its next wait and closes.
             c->expire();
@@ -209,6 +218,8 @@ Error HttpApiHandler::api_clients(const HttpRequest& req, HttpResponse* res, con
     }
     if (req.method != "GET") return reply(req, res, 405, envelope(405));
     std::vector<Connection*> all = conns.connections();
+    all.erase(std::remove_if(all.begin(), all.end(), [](const Connection* c) { return !is_stream_client(c); }),
+              all.end());
     size_t begin, end;
     page_of(req, all.size(), &begin, &end);
     Json j = envelope(0);
@@ -326,6 +337,7 @@ Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
         in.start_time = ctx_->start_wall_us();
         char cwd[4096];
         if (getcwd(cwd, sizeof(cwd))) in.cwd = cwd;
+        in.argv = read_proc_self_cmdline();
         uint64_t recv = 0, send = 0;
         std::vector<Connection*> conns = ctx_->connections().connections();
         for (Connection* c : conns) {
@@ -337,10 +349,10 @@ Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
         in.send_bytes = send;
         j["data"] = ctx_->proc_stats().summaries_json(in);
     } else if (path == "/api/v1/features") {
-        j["data"] = {{"options", ""},
-                     {"options2", ""},
-                     {"build", ""},
-                     {"build2", ""},
+        j["data"] = {{"options", SRS_CONFIGURE_OPTIONS},
+                     {"options2", SRS_BUILD_EFFECTIVE},
+                     {"build", __DATE__},
+                     {"build2", __DATE__ " " __TIME__},
                      {"features",
                       {{"ssl", true}, {"hls", false}, {"hds", false}, {"callback", false}, {"api", true},
                        {"httpd", true}, {"dvr", false}, {"transcode", false}, {"ingest", false}, {"stat", true},

@@ -170,6 +170,17 @@ ProcSelfStat parse_proc_self_stat(std::string_view text) {
     return r;
 }
 
+std::string join_cmdline(std::string_view raw) {
+    std::string out(raw);
+    while (!out.empty() && out.back() == '\0') out.pop_back();
+    for (char& c : out) {
+        if (c == '\0') c = ' ';
+    }
+    return out;
+}
+
+std::string read_proc_self_cmdline() { return join_cmdline(read_text_file("/proc/self/cmdline")); }
+
 ProcSelfStat read_proc_self_stat() {
     ProcSelfStat r = parse_proc_self_stat(read_text_file("/proc/self/stat"));
     r.sample_time = wall_us();

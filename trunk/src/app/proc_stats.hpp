@@ -283,6 +283,10 @@ struct ProcSnapshot {
     SockStat sockstat;
 };
 // Reads every source now (a few small /proc files; they never block).
+// /proc/PID/cmdline's NUL-separated arguments joined by spaces.
+std::string join_cmdline(std::string_view raw);
+std::string read_proc_self_cmdline();
+
 ProcSnapshot read_proc_snapshot(const std::vector<std::string>& disk_devices);
 
 // What only the server knows, for summaries.

@@ -856,3 +856,11 @@ TEST(ProcStats, RealProcFiles) {
     EXPECT_NO_THROW((void)sampler.summaries_json(in).dump());
     EXPECT_NO_THROW((void)sampler.self_proc_stats_json().dump());
 }
+
+TEST(ProcStats, CmdlineJoinsArgumentsWithSpaces) {
+    EXPECT_EQ(join_cmdline(std::string_view("./objs/srs\0-c\0conf/srs.conf\0", 29)), "./objs/srs -c conf/srs.conf");
+    EXPECT_EQ(join_cmdline(std::string_view("srs\0\0", 5)), "srs");  // trailing NULs dropped
+    EXPECT_EQ(join_cmdline(""), "");
+    // This very process.
+    EXPECT_NE(read_proc_self_cmdline().find("srs_utest"), std::string::npos);
+}
