@@ -222,6 +222,35 @@ def test_static_files_ranges_and_traversal(srs, tmp_path):
         assert data.startswith(b"HTTP/1.1 4"), (bad, data[:40])
 
 
+def test_large_cold_static_file_while_a_player_plays(http_live, tmp_path):
+    """A 32 MB file not in the page cache is read off the coroutine thread:
+    its bytes arrive intact and an FLV player keeps receiving meanwhile."""
+    srs, _ = http_live
+    big = srs.workdir / "big.bin"
+    data = os.urandom(1 << 20) * 32
+    big.write_bytes(data)
+    fd = os.open(big, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    results = [None]
+    player = threading.Thread(target=read_flv_tags, args=(srs.http_port, "/live/livestream.flv", 5, results, 0))
+    player.start()
+    try:
+        r = urllib.request.urlopen(f"http://127.0.0.1:{srs.http_port}/big.bin", timeout=30)
+        got = r.read()
+        assert len(got) == len(data) and got == data
+        req = urllib.request.Request(f"http://127.0.0.1:{srs.http_port}/big.bin",
+                                     headers={"Range": "bytes=20000000-20000009"})
+        assert urllib.request.urlopen(req, timeout=10).read() == data[20000000:20000010]
+    finally:
+        player.join(30)
+    ok, video, monotonic, first_key = results[0]
+    assert ok and monotonic and first_key and video >= 5 * 25 * 0.7, results[0]
+
+
 def test_api_versions_and_unknown_path(srs):
     port, api = free_port(), free_port()
     srs.start(http_conf(srs, port, api_port=api))

@@ -1,6 +1,5 @@
 #include "app/http_flv.hpp"
 
-#include <regex>
 #include <vector>
 
 #include "app/live_consumer.hpp"
@@ -28,6 +27,40 @@ FlvTracks choose_flv_tracks(bool conf_audio, bool conf_video, bool guess, bool d
     return t;
 }
 
+namespace {
+
+// A mount template as pieces: literal text, [app] or [stream].
+struct MountPiece {
+    enum Kind { kLiteral, kApp, kStream } kind;
+    std::string text;
+};
+
+// Whole-path match, longest captures first (as a greedy regex would); [app]
+// may hold slashes ("live/sub"), [stream] not; both are at least one byte.
+bool match_pieces(const std::vector<MountPiece>& pieces, size_t i, const std::string& path, size_t pos,
+                  std::string* app, std::string* stream) {
+    if (i == pieces.size()) return pos == path.size();
+    const MountPiece& p = pieces[i];
+    if (p.kind == MountPiece::kLiteral) {
+        return path.compare(pos, p.text.size(), p.text) == 0 &&
+               match_pieces(pieces, i + 1, path, pos + p.text.size(), app, stream);
+    }
+    size_t max_end = path.size();
+    if (p.kind == MountPiece::kStream) {
+        size_t slash = path.find('/', pos);
+        if (slash != std::string::npos) max_end = slash;
+    }
+    for (size_t end = max_end; end > pos; end--) {
+        if (match_pieces(pieces, i + 1, path, end, app, stream)) {
+            *(p.kind == MountPiece::kApp ? app : stream) = path.substr(pos, end - pos);
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
 bool HttpFlvHandler::match_mount(const std::string& mount, const std::string& vhost, const std::string& path,
                                  std::string* app, std::string* stream) {
     std::string tmpl = mount;
@@ -37,33 +70,30 @@ bool HttpFlvHandler::match_mount(const std::string& mount, const std::string& vh
         if (at != std::string::npos) tmpl.erase(at, vh.size() + 1);
     }
     if (tmpl.empty() || tmpl[0] != '/') tmpl = "/" + tmpl;
-    // Literal parts escaped; [app] may hold slashes ("live/sub"), the others not.
-    std::string re;
-    int app_group = 0, stream_group = 0, groups = 0;
+    std::vector<MountPiece> pieces;
+    bool has_app = false, has_stream = false;
+    auto literal = [&](const std::string& text) {
+        if (pieces.empty() || pieces.back().kind != MountPiece::kLiteral) pieces.push_back({MountPiece::kLiteral, ""});
+        pieces.back().text += text;
+    };
     for (size_t i = 0; i < tmpl.size();) {
         if (tmpl.compare(i, 5, "[app]") == 0) {
-            re += "(.+)";
-            app_group = ++groups;
+            pieces.push_back({MountPiece::kApp, ""});
+            has_app = true;
             i += 5;
         } else if (tmpl.compare(i, 8, "[stream]") == 0) {
-            re += "([^/]+)";
-            stream_group = ++groups;
+            pieces.push_back({MountPiece::kStream, ""});
+            has_stream = true;
             i += 8;
         } else if (tmpl.compare(i, vh.size(), vh) == 0) {
-            re += std::regex_replace(vhost, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)");
+            literal(vhost);
             i += vh.size();
         } else {
-            char c = tmpl[i++];
-            if (std::string(".^$|()[]{}*+?\\").find(c) != std::string::npos) re += '\\';
-            re += c;
+            literal(std::string(1, tmpl[i++]));
         }
     }
-    if (!app_group || !stream_group) return false;
-    std::smatch m;
-    if (!std::regex_match(path, m, std::regex(re))) return false;
-    *app = m[app_group];
-    *stream = m[stream_group];
-    return true;
+    if (!has_app || !has_stream) return false;
+    return match_pieces(pieces, 0, path, 0, app, stream);
 }
 
 bool HttpFlvHandler::match(const HttpRequest& req) const {

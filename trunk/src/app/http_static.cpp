@@ -6,14 +6,42 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <errno.h>
+#include <sys/uio.h>
+
 #include "core/log.hpp"
+#include "io/blocking_worker.hpp"
 
 namespace srs {
 
 // Files are read in pieces of this size; larger files stream piece by piece.
 static const size_t kReadPiece = 64 * 1024;
 
-HttpStaticHandler::HttpStaticHandler(std::string root) : root_(std::move(root)) {}
+HttpStaticHandler::HttpStaticHandler(std::string root, BlockingWorker* worker)
+    : root_(std::move(root)), worker_(worker) {}
+
+ssize_t read_file_piece(BlockingWorker* worker, int fd, char* buf, size_t size, off_t offset, bool* blocked) {
+    *blocked = false;
+    struct iovec iov = {buf, size};
+    ssize_t n = preadv2(fd, &iov, 1, offset, RWF_NOWAIT);
+    // EAGAIN: not (all) cached; EOPNOTSUPP: a file system without RWF_NOWAIT.
+    bool would_block = n < 0 && (errno == EAGAIN || errno == EOPNOTSUPP);
+    if (!would_block) return n;
+    if (!worker) return pread(fd, buf, size, offset);
+    *blocked = true;
+    int saved = 0;
+    Error err = worker->run([&] {
+        n = pread(fd, buf, size, offset);
+        saved = errno;
+    });
+    if (!err.ok()) {
+        err.ignore();
+        errno = EIO;
+        return -1;
+    }
+    errno = saved;
+    return n;
+}
 
 bool HttpStaticHandler::match(const HttpRequest& req) const { return req.method == "GET" || req.method == "HEAD"; }
 
@@ -68,7 +96,8 @@ Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
         uint64_t left = length, offset = start;
         while (left > 0 && err.ok()) {
             size_t want = left < kReadPiece ? static_cast<size_t>(left) : kReadPiece;
-            ssize_t n = pread(fd, &piece[0], want, static_cast<off_t>(offset));
+            bool blocked = false;
+            ssize_t n = read_file_piece(worker_, fd, &piece[0], want, static_cast<off_t>(offset), &blocked);
             if (n <= 0) {
                 err = SRS_ERR(kErrorFileRead, "read %s at %llu", file.c_str(), (unsigned long long)offset);
                 break;

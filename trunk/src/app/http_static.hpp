@@ -1,7 +1,9 @@
 // Static files under http_server.dir: MIME types, index.html for
 // directories, single Range requests. No path leaves the root: the parser
 // already refuses ".." that would climb out, and symlinks are resolved and
-// checked against the root here.
+// checked against the root here. File data comes from the page cache
+// without blocking (preadv2 RWF_NOWAIT); what is not cached is read by the
+// blocking worker's thread, so a cold disk never stalls the other clients.
 #pragma once
 
 #include <string>
@@ -10,14 +12,23 @@
 
 namespace srs {
 
+class BlockingWorker;
+
 class HttpStaticHandler : public HttpHandler {
   public:
-    explicit HttpStaticHandler(std::string root);
+    // worker: where reads that would block go (nullptr: read inline).
+    HttpStaticHandler(std::string root, BlockingWorker* worker);
     bool match(const HttpRequest& req) const override;
     Error serve(const HttpRequest& req, HttpResponse* res) override;
 
   private:
     std::string root_;
+    BlockingWorker* worker_;
 };
+
+// One read of a file piece at offset: from the page cache inline when it is
+// there, otherwise on the worker's thread. Returns what pread would (-1 with
+// errno on error); *blocked says whether the worker was needed.
+ssize_t read_file_piece(BlockingWorker* worker, int fd, char* buf, size_t size, off_t offset, bool* blocked);
 
 }  // namespace srs

@@ -20,12 +20,14 @@ Server::~Server() {
     close_listeners();
     connections_.stop();
     sources_.stop();
+    blocking_worker_.stop();
 }
 
 Error Server::initialize() {
     if (Error err = signals_.open({SIGHUP, SIGUSR1, SIGUSR2, SIGTERM, SIGINT, SIGQUIT}); !err.ok()) {
         return SRS_WRAP(err, "signals");
     }
+    if (Error err = blocking_worker_.start(); !err.ok()) return SRS_WRAP(err, "blocking worker");
     if (Error err = connections_.start(); !err.ok()) return SRS_WRAP(err, "connection manager");
     if (Error err = sources_.start(); !err.ok()) return SRS_WRAP(err, "source manager");
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
@@ -59,7 +61,7 @@ Error Server::listen_http() {
     api_on_http_port_ = server_on && api_on && !server_eps.empty() && !api_eps.empty() &&
                         server_eps[0].port == api_eps[0].port;
     http_flv_.reset(new HttpFlvHandler(this));
-    http_static_.reset(new HttpStaticHandler(config.get_string("http_server.dir")));
+    http_static_.reset(new HttpStaticHandler(config.get_string("http_server.dir"), &blocking_worker_));
     http_api_.reset(new HttpApiHandler(this));
     if (server_on) {
         for (const auto& ep : server_eps) {

@@ -16,6 +16,7 @@
 #include "app/source_manager.hpp"
 #include "app/tcp_acceptor.hpp"
 #include "core/error.hpp"
+#include "io/blocking_worker.hpp"
 #include "io/signal_pipe.hpp"
 
 namespace srs {
@@ -60,6 +61,8 @@ class Server : public TcpClientHandler, public LiveContext {
     std::unique_ptr<HttpStaticHandler> http_static_;
     std::unique_ptr<HttpApiHandler> http_api_;
     bool api_on_http_port_ = false;
+    // Outlives the connections: one may be waiting for a job at shutdown.
+    BlockingWorker blocking_worker_;
     // Declared before the connections: connections hold sources, so they
     // are stopped first (members are destroyed in reverse order).
     SourceManager sources_;
