@@ -30,6 +30,12 @@ for p in $wanted; do
     fi
 done
 
+# npm is inside the nodejs package of nodesource builds and a separate Debian
+# package (conflicting with those builds) otherwise: want it only when absent.
+for p in $wanted; do
+    if [ "$p" = nodejs ] && ! command -v npm >/dev/null 2>&1; then missing="$missing npm"; fi
+done
+
 if [ -z "$missing" ]; then
     exit 0
 fi
