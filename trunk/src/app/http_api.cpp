@@ -12,7 +12,8 @@
 
 namespace srs {
 
-HttpApiHandler::HttpApiHandler(LiveContext* ctx) : ctx_(ctx), service_id_(new_context_id()) {}
+HttpApiHandler::HttpApiHandler(LiveContext* ctx)
+    : ctx_(ctx), tool_endpoints_(make_tool_endpoints(ctx)), service_id_(new_context_id()) {}
 
 bool HttpApiHandler::match(const HttpRequest& req) const {
     return req.path == "/api" || req.path.compare(0, 5, "/api/") == 0;
@@ -300,6 +301,13 @@ Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
         return false;
     };
     std::string id;
+    for (const auto& e : tool_endpoints_) {
+        if (path != e->path()) continue;
+        if (req.method != "GET") return reply(req, res, 405, envelope(405));
+        Json j = envelope(0);
+        int status = e->handle(req, &j);
+        return reply(req, res, status, j);
+    }
     if (under("/api/v1/streams", &id)) return api_streams(req, res, id);
     if (under("/api/v1/clients", &id)) return api_clients(req, res, id);
     if (under("/api/v1/vhosts", &id)) return api_vhosts(req, res, id);
@@ -319,6 +327,7 @@ Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
                      {"streams", "manage all streams or specified stream"},
                      {"clients", "manage all clients or specified client, default query top 10 clients"},
                      {"raw", "raw api for srs, support CUID srs for instance the config"}};
+        for (const auto& e : tool_endpoints_) j["urls"][std::string(e->path()).substr(8)] = e->description();
     } else if (path == "/api/v1/versions") {
         j["data"] = {{"major", SRS_VERSION_MAJOR},
                      {"minor", SRS_VERSION_MINOR},

@@ -5,10 +5,13 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "app/api_endpoint.hpp"
 #include "app/http_conn.hpp"
 #include "app/live_context.hpp"
 
@@ -38,6 +41,7 @@ class HttpApiHandler : public HttpHandler {
     Error api_raw(const HttpRequest& req, HttpResponse* res);
 
     LiveContext* ctx_;
+    std::vector<std::unique_ptr<ApiEndpoint>> tool_endpoints_;
     std::string service_id_;                     // random per process, as SRS's "service"
     std::map<std::string, std::string> vhost_ids_;  // vhost name -> "vid-..."
 };
