@@ -89,6 +89,11 @@ SUMMARY_SYSTEM = obj({"cpu_percent": NUM, "disk_read_KBps": COUNT, "disk_write_K
 FEATURES = ["ssl", "hls", "hds", "callback", "api", "httpd", "dvr", "transcode", "ingest", "stat", "caster",
             "complex_send", "tcp_nodelay", "so_sendbuf", "mr"]
 
+CHECK = obj({"name": {"type": "string", "enum": ["fd_limit", "udp_buffers", "udp_drops", "softirq", "nice",
+                                                 "cpu_affinity", "instrumentation"]},
+              "applies": BOOL, "ok": BOOL, "value": {"type": ["object", "integer"]}, "expect": STR, "advice": STR},
+             extra=False)
+
 # Endpoint -> schema of a successful GET. "{vhost}", "{stream}", "{client}"
 # are filled in by the test with ids taken from the list endpoints.
 SCHEMAS = {
@@ -127,6 +132,9 @@ SCHEMAS = {
     "/api/v1/streams/{stream}": envelope({"stream": STREAM}),
     "/api/v1/clients": envelope({"clients": {"type": "array", "items": CLIENT}}),
     "/api/v1/clients/{client}": envelope({"client": CLIENT}),
+    "/api/v1/diagnostics": envelope({"data": obj({"ok": BOOL, "checks": {"type": "array", "items": CHECK},
+                                                   "build": {"type": "string", "pattern": "--sanitizer="}},
+                                                  extra=False)}),
     "/api/v1/raw?rpc=raw": envelope({"http_api": obj({"enabled": BOOL, "listen": STR, "crossdomain": BOOL,
                                                       "raw_api": obj({"enabled": BOOL, "allow_reload": BOOL})})}),
 }

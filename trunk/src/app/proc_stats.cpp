@@ -193,21 +193,50 @@ ProcSelfStat read_proc_self_stat() {
 //   cpu0 ...
 uint64_t ProcSystemStat::total() const { return user + nice + sys + idle + iowait + irq + softirq + steal + guest; }
 
-ProcSystemStat parse_proc_stat(std::string_view text) {
+namespace {
+
+// One "cpu..." line's counters (after its name); not ok when malformed.
+ProcSystemStat parse_cpu_words(const std::vector<std::string_view>& w) {
     ProcSystemStat r;
-    while (!text.empty()) {
-        std::string_view line = next_line(&text);
-        std::vector<std::string_view> w = split_words(line);
-        if (w.empty() || w[0] != "cpu") continue;
-        uint64_t* fields[] = {&r.user, &r.nice, &r.sys, &r.idle, &r.iowait, &r.irq, &r.softirq, &r.steal, &r.guest};
-        size_t n = 0;
-        for (; n < 9 && n + 1 < w.size(); n++) {
-            if (!to_u64(w[n + 1], fields[n])) return ProcSystemStat{};
-        }
-        r.ok = n >= 4;
-        return r.ok ? r : ProcSystemStat{};
+    uint64_t* fields[] = {&r.user, &r.nice, &r.sys, &r.idle, &r.iowait, &r.irq, &r.softirq, &r.steal, &r.guest};
+    size_t n = 0;
+    for (; n < 9 && n + 1 < w.size(); n++) {
+        if (!to_u64(w[n + 1], fields[n])) return ProcSystemStat{};
     }
-    return r;
+    r.ok = n >= 4;
+    return r.ok ? r : ProcSystemStat{};
+}
+
+}  // namespace
+
+ProcSystemStat parse_proc_stat(std::string_view text) {
+    while (!text.empty()) {
+        std::vector<std::string_view> w = split_words(next_line(&text));
+        if (!w.empty() && w[0] == "cpu") return parse_cpu_words(w);
+    }
+    return ProcSystemStat{};
+}
+
+std::vector<ProcSystemStat> parse_proc_stat_cpus(std::string_view text) {
+    std::vector<ProcSystemStat> cpus;
+    while (!text.empty()) {
+        std::vector<std::string_view> w = split_words(next_line(&text));
+        if (w.empty() || w[0].size() <= 3 || w[0].compare(0, 3, "cpu") != 0) continue;
+        uint64_t index = 0;
+        if (!to_u64(w[0].substr(3), &index) || index != cpus.size()) return {};  // cpuN in order, or nothing
+        ProcSystemStat c = parse_cpu_words(w);
+        if (!c.ok) return {};
+        cpus.push_back(c);
+    }
+    return cpus;
+}
+
+std::vector<ProcSystemStat> read_proc_stat_cpus() { return parse_proc_stat_cpus(read_text_file("/proc/stat")); }
+
+int64_t read_sysctl_int(const char* path) {
+    int64_t v = 0;
+    std::string text = read_text_file(path);
+    return to_i64(trim(text), &v) ? v : -1;
 }
 
 ProcSystemStat read_proc_stat() {

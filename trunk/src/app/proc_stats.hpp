@@ -117,6 +117,11 @@ struct ProcSystemStat {
 // an old kernel lacks stay 0. A 10th (guest_nice) is ignored.
 ProcSystemStat parse_proc_stat(std::string_view text);
 ProcSystemStat read_proc_stat();
+// Every per-CPU line ("cpu0", "cpu1", ...) in order; empty when malformed.
+std::vector<ProcSystemStat> parse_proc_stat_cpus(std::string_view text);
+std::vector<ProcSystemStat> read_proc_stat_cpus();
+// A number from a /proc/sys file ("4194304\n"); -1 when unreadable.
+int64_t read_sysctl_int(const char* path);
 
 // 1 - idle/total over the deltas of two samples (iowait counts as busy, as in
 // SRS). 0 when either sample is not ok or the counters did not advance.

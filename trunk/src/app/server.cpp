@@ -3,8 +3,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "app/diagnostics.hpp"
 #include "app/http_conn.hpp"
 #include "app/rtmp_conn.hpp"
+#include "app/tcmalloc_api.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
 
@@ -27,12 +29,20 @@ Error Server::initialize() {
     if (Error err = signals_.open({SIGHUP, SIGUSR1, SIGUSR2, SIGTERM, SIGINT, SIGQUIT}); !err.ok()) {
         return SRS_WRAP(err, "signals");
     }
+    apply_tcmalloc_release_rate(*config_);
     if (Error err = blocking_worker_.start(); !err.ok()) return SRS_WRAP(err, "blocking worker");
     if (Error err = connections_.start(); !err.ok()) return SRS_WRAP(err, "connection manager");
     if (Error err = sources_.start(); !err.ok()) return SRS_WRAP(err, "source manager");
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
     if (Error err = listen_http(); !err.ok()) return SRS_WRAP(err, "listen http");
     proc_stats_.sample();
+    udp_prev_ = proc_stats_.last().snmp;
+    last_udp_check_us_ = monotonic_us();
+    if (config_->get_bool("rtc_server.enabled")) {
+        std::string warning = udp_buffer_warning(read_sysctl_int("/proc/sys/net/core/rmem_max"),
+                                                 read_sysctl_int("/proc/sys/net/core/wmem_max"));
+        if (!warning.empty()) srs_warn("UDP: %s", warning.c_str());
+    }
     return Error();
 }
 
@@ -122,6 +132,7 @@ Error Server::run() {
         if (config_->asprocess()) check_parent();
         sample_stats();
     }
+    if (quit_hook_) quit_hook_();
     if (quit_ == QuitMode::kGraceful) graceful_quit();
     close_listeners();
     connections_.stop();
@@ -188,6 +199,19 @@ void Server::sample_stats() {
     if (now - last_sample_us_ < 5 * kUsPerSecond) return;
     last_sample_us_ = now;
     proc_stats_.sample();
+    // The kernel's UDP drop counters are system-wide: worth a line only
+    // while we have a UDP port of our own.
+    const SnmpStat& snmp = proc_stats_.last().snmp;
+    if (config_->get_bool("rtc_server.enabled")) {
+        std::string loss = udp_loss_text(udp_prev_, snmp);
+        if (!loss.empty()) {
+            srs_warn("UDP: the kernel dropped datagrams in the last %ds, %s (netstat -suna; raise "
+                     "net.core.rmem_max/wmem_max)",
+                     (int)((now - last_udp_check_us_) / kUsPerSecond), loss.c_str());
+        }
+    }
+    udp_prev_ = snmp;
+    last_udp_check_us_ = now;
     for (LiveSource* s : sources_.sources()) s->sample_kbps(now);
     for (Connection* c : connections_.connections()) c->sample_kbps(now);
 }
@@ -224,6 +248,7 @@ Error Server::reload() {
     }
     // The new tree becomes the running one; readers get values from it.
     config_ = std::move(fresh);
+    apply_tcmalloc_release_rate(*config_);
     if (relisten) {
         if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "reload listen");
     }

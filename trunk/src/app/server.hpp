@@ -3,6 +3,7 @@
 // but the logger), so shutdown frees it all and leak checkers see it alive.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ class Server : public TcpClientHandler, public LiveContext {
     Error initialize();
     // Runs until a quit signal; returns after everything was stopped.
     Error run();
+    // Called once when the loop ends on a quit signal, before anything is
+    // stopped (main's profilers use it to take a last look).
+    void set_quit_hook(std::function<void()> hook) { quit_hook_ = std::move(hook); }
 
     const Config& config() const override { return *config_; }
     SourceManager& sources() override { return sources_; }
@@ -69,8 +73,11 @@ class Server : public TcpClientHandler, public LiveContext {
     ConnectionManager connections_;
     SignalPipe signals_;
     QuitMode quit_ = QuitMode::kNone;
+    std::function<void()> quit_hook_;
     pid_t parent_pid_;
     utime_t start_wall_us_;
+    SnmpStat udp_prev_;  // kernel UDP counters at the last stats sample
+    utime_t last_udp_check_us_ = 0;
     ProcStatsSampler proc_stats_;
     utime_t last_sample_us_ = 0;
     void sample_stats();
