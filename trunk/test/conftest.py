@@ -19,6 +19,8 @@ resource.setrlimit(resource.RLIMIT_NOFILE, (_hard, _hard))
 
 TRUNK = Path(__file__).resolve().parents[1]
 SRS = TRUNK / "objs" / "srs"
+# The strict ASAN run of SRS's performance guide (see SrsProcess.start).
+ASAN_STRICT = "halt_on_error=1:detect_leaks=1"
 
 
 def free_port(kind=socket.SOCK_STREAM):
@@ -67,6 +69,7 @@ class SrsProcess:
         self.pid_file = workdir / "srs.pid"
         self.log_file = workdir / "srs.log"
         self.conf_file = workdir / "srs.conf"
+        self.stderr_file = workdir / "srs.stderr"
         self.proc = None
         self.pid = None
 
@@ -90,9 +93,15 @@ class SrsProcess:
             self.write_conf(conf)
         cmd = [str(SRS)] + (args if args is not None else ["-c", str(self.conf_file)])
         full_env = dict(os.environ)
+        # The performance guide's strict ASAN run, for every server the
+        # suite starts: any memory error stops it, leaks are reported at exit
+        # (stop() ends it with SIGTERM so that exit happens), and
+        # asan_reports() fails the test on either.
+        full_env.setdefault("ASAN_OPTIONS", ASAN_STRICT)
         full_env.update(env or {})
+        self.stderr = open(self.stderr_file, "a")
         self.proc = subprocess.Popen(cmd, cwd=TRUNK, env=full_env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=self.stderr, text=True)
         self.pid = self.proc.pid
         if wait_port:
             assert wait_until(lambda: can_connect(self.rtmp_port) or self.proc.poll() is not None), \
@@ -125,23 +134,43 @@ class SrsProcess:
         return None
 
     def stop(self):
-        if self.pid and self.alive():
-            os.kill(self.pid, signal.SIGKILL)
+        """SIGTERM (a normal exit, so LeakSanitizer runs), SIGKILL if that hangs."""
+        for signo, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 5)):
+            if not (self.pid and self.alive()):
+                break
+            os.kill(self.pid, signo)
             try:
-                self.wait_exit(5)
+                self.wait_exit(wait)
             except Exception:
                 pass
         if self.proc is not None:
-            for stream in (self.proc.stdout, self.proc.stderr):
-                if stream:
-                    stream.close()
+            if self.proc.stdout:
+                self.proc.stdout.close()
+            self.stderr.close()
+
+    def asan_reports(self):
+        """AddressSanitizer/LeakSanitizer reports this server printed."""
+        try:
+            text = self.stderr_file.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+        return text if ("ERROR: AddressSanitizer" in text or "ERROR: LeakSanitizer" in text) else ""
+
+
+def stop_and_check(servers):
+    for s in servers:
+        s.stop()
+    reports = [s.asan_reports() for s in servers]
+    reports = [r for r in reports if r]
+    if reports:
+        pytest.fail("the server printed sanitizer reports:\n" + "\n".join(r[:6000] for r in reports))
 
 
 @pytest.fixture
 def srs(tmp_path):
     server = SrsProcess(tmp_path)
     yield server
-    server.stop()
+    stop_and_check([server])
 
 
 @pytest.fixture
@@ -156,8 +185,7 @@ def srs_factory(tmp_path):
         return s
 
     yield make
-    for s in servers:
-        s.stop()
+    stop_and_check(servers)
 
 
 @pytest.fixture(scope="session")
