@@ -133,17 +133,22 @@ Error RtmpClient::do_connect(const std::string& url, utime_t timeout_us, bool co
     return Error();
 }
 
-Error RtmpClient::play() {
-    if (Error err = require_state(connected_ && !playing_ && !publishing_, "play"); !err.ok()) return err;
-    const double create_tid = next_tid_++;
+Error RtmpClient::create_stream() {
+    const double tid = next_tid_++;
     RtmpCreateStreamRequest create;
-    create.transaction_id = create_tid;
+    create.transaction_id = tid;
     if (Error err = send_command(to_rtmp_command(create), 0); !err.ok()) return SRS_WRAP(err, "createStream");
     RtmpCommand res;
-    if (Error err = wait_result(create_tid, &res); !err.ok()) return SRS_WRAP(err, "createStream");
+    if (Error err = wait_result(tid, &res); !err.ok()) return SRS_WRAP(err, "createStream");
     double sid = 0;
     if (Error err = parse_create_stream_result(res, &sid); !err.ok()) return SRS_WRAP(err, "createStream");
     stream_id_ = static_cast<uint32_t>(sid);
+    return Error();
+}
+
+Error RtmpClient::play() {
+    if (Error err = require_state(connected_ && !playing_ && !publishing_, "play"); !err.ok()) return err;
+    if (Error err = create_stream(); !err.ok()) return err;
 
     RtmpPlayRequest req;
     req.transaction_id = 0;  // as Flash: play answers with onStatus, not _result
@@ -173,15 +178,7 @@ Error RtmpClient::publish() {
     fcpublish.stream_name = name;
     if (Error err = send_command(to_rtmp_command(fcpublish), 0); !err.ok()) return SRS_WRAP(err, "FCPublish");
     advisory_tids_[1] = fcpublish.transaction_id;
-    const double create_tid = next_tid_++;
-    RtmpCreateStreamRequest create;
-    create.transaction_id = create_tid;
-    if (Error err = send_command(to_rtmp_command(create), 0); !err.ok()) return SRS_WRAP(err, "createStream");
-    RtmpCommand res;
-    if (Error err = wait_result(create_tid, &res); !err.ok()) return SRS_WRAP(err, "createStream");
-    double sid = 0;
-    if (Error err = parse_create_stream_result(res, &sid); !err.ok()) return SRS_WRAP(err, "createStream");
-    stream_id_ = static_cast<uint32_t>(sid);
+    if (Error err = create_stream(); !err.ok()) return err;
 
     RtmpPublishRequest req;
     req.transaction_id = next_tid_++;

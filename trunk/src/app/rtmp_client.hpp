@@ -122,6 +122,8 @@ class RtmpClient {
 
   private:
     Error do_connect(const std::string& url, utime_t timeout_us, bool complex_handshake);
+    // createStream, then its _result: sets stream_id_.
+    Error create_stream();
     Error send_command(const RtmpCommand& cmd, uint32_t stream_id);
     // Reads until the answer to transaction `tid` (_result/_error), keeping
     // media and data for recv_message.
