@@ -25,7 +25,6 @@
 #include "app/rtmp_client.hpp"
 #include "core/clock.hpp"
 #include "io/signal_pipe.hpp"
-#include "kernel/media_codec.hpp"
 #include "tool_common.hpp"
 
 using namespace srs;
@@ -35,37 +34,18 @@ namespace {
 
 using Options = ToolOptions;
 
-// Everything one player counts, over all its sessions: bytes are received
-// ones, sessions the plays that reached NetStream.Play.Start.
-struct PlayerStats : ClientStats {
-    uint32_t sequence_headers = 0;
-    uint32_t data_messages = 0;  // metadata, |RtmpSampleAccess, onStatus...
-    uint32_t ts_violations = 0;  // a timestamp lower than the one before (same type)
-    uint32_t keyframe_bad = 0;   // sessions whose first coded video was not a keyframe after a header
-    uint32_t keyframe_ok = 0;    // sessions whose first coded video was
-};
-
 class Player : public ToolClient<Options, PlayerStats> {
   public:
     Player(int index, const Options* opt, ErrorLog* log) : ToolClient("player", index, opt, log) {}
 
   private:
     Error session() override;
-    void on_video(const RtmpMessage& msg);
-    void on_audio(const RtmpMessage& msg);
 
-    // Per-session verification state.
-    bool have_video_ts_ = false;
-    bool have_audio_ts_ = false;
-    uint32_t last_video_ts_ = 0;
-    uint32_t last_audio_ts_ = 0;
-    bool seen_video_header_ = false;
-    bool first_video_checked_ = false;
+    MediaVerifier verify_;  // per session
 };
 
 Error Player::session() {
-    have_video_ts_ = have_audio_ts_ = false;
-    seen_video_header_ = first_video_checked_ = false;
+    verify_.reset();
 
     // On the heap only while connected: a waiting player holds no buffer.
     std::unique_ptr<RtmpClient> client(new RtmpClient());
@@ -89,80 +69,11 @@ Error Player::session() {
         }
         stats_.messages++;
         switch (msg.type) {
-            case kRtmpVideo: on_video(msg); break;
-            case kRtmpAudio: on_audio(msg); break;
+            case kRtmpVideo: verify_.on_video(msg.timestamp, msg.payload.data(), msg.payload.size(), &stats_); break;
+            case kRtmpAudio: verify_.on_audio(msg.timestamp, msg.payload.data(), msg.payload.size(), &stats_); break;
             default: stats_.data_messages++; break;
         }
     }
-}
-
-void Player::on_video(const RtmpMessage& msg) {
-    if (have_video_ts_ && msg.timestamp < last_video_ts_) {
-        stats_.ts_violations++;
-        if (getenv("SB_DEBUG")) fprintf(stderr, "video ts %u after %u\n", msg.timestamp, last_video_ts_);
-    }
-    have_video_ts_ = true;
-    last_video_ts_ = msg.timestamp;
-    const uint8_t* p = msg.payload.data();
-    const size_t n = msg.payload.size();
-    if (n == 0) return;  // an empty video message carries nothing to check
-    if (is_video_sequence_header(p, n)) {
-        seen_video_header_ = true;
-        stats_.sequence_headers++;
-        return;
-    }
-    const bool key = is_video_keyframe(p, n);
-    stats_.video_frames++;
-    if (key) stats_.keyframes++;
-    if (!first_video_checked_) {
-        first_video_checked_ = true;
-        if (key && seen_video_header_) stats_.keyframe_ok++;
-        else stats_.keyframe_bad++;
-    }
-}
-
-void Player::on_audio(const RtmpMessage& msg) {
-    if (have_audio_ts_ && msg.timestamp < last_audio_ts_) {
-        stats_.ts_violations++;
-        if (getenv("SB_DEBUG")) fprintf(stderr, "audio ts %u after %u\n", msg.timestamp, last_audio_ts_);
-    }
-    have_audio_ts_ = true;
-    last_audio_ts_ = msg.timestamp;
-    const uint8_t* p = msg.payload.data();
-    const size_t n = msg.payload.size();
-    if (n == 0) return;
-    if (is_audio_sequence_header(p, n)) {
-        stats_.sequence_headers++;
-        return;
-    }
-    stats_.audio_frames++;
-}
-
-// Sums over all players.
-struct Totals : ClientTotals {
-    uint64_t data_messages = 0;
-    uint64_t ts_violations = 0;
-    int first_video_keyframe_ok = 0;  // players with at least one checked session and no bad one
-    uint64_t keyframe_bad = 0;
-    uint32_t video_min = 0;
-    uint32_t video_max = 0;
-};
-
-Totals sum(const std::vector<std::unique_ptr<Player>>& players) {
-    Totals t;
-    bool first = true;
-    for (const auto& p : players) {
-        const PlayerStats& s = p->stats();
-        t.add(s);
-        t.data_messages += s.data_messages;
-        t.ts_violations += s.ts_violations;
-        t.keyframe_bad += s.keyframe_bad;
-        if (s.keyframe_ok > 0 && s.keyframe_bad == 0) t.first_video_keyframe_ok++;
-        t.video_min = first ? s.video_frames : std::min(t.video_min, s.video_frames);
-        t.video_max = first ? s.video_frames : std::max(t.video_max, s.video_frames);
-        first = false;
-    }
-    return t;
 }
 
 void usage(const char* argv0) {
@@ -203,42 +114,17 @@ int main(int argc, char** argv) {
     fflush(stdout);
 
     const utime_t start = monotonic_us();
-    auto sum_players = [&] { return sum(players); };
-    run_reports(opt, &signals, &error_log, start, sum_players, [&](const Totals& t, const ReportPeriod& r) {
-        printf("[%s] clients=%d alive=%d, time=%ds, msgs=%" PRIu64 " (+%" PRIu64 "), video=%" PRIu64
-               ", audio=%" PRIu64 ", kbps=%d, errors=%" PRIu64 ", reconnects=%" PRIu64 ", verify=%s\n",
-               now_text().c_str(), t.clients, t.alive, r.elapsed_s, t.messages, r.new_messages, t.video_frames,
-               t.audio_frames, r.kbps, t.error_total, t.reconnects,
-               (t.ts_violations || t.keyframe_bad || t.errors[error_kind_index("protocol")]) ? "FAIL" : "ok");
-    });
+    auto sum = [&] { return sum_players(players); };
+    run_reports(opt, &signals, &error_log, start, sum, print_player_report);
 
-    Totals t = stop_clients(players, sum_players);
+    PlayerTotals t = stop_clients(players, sum);
     const utime_t elapsed = std::max<utime_t>(monotonic_us() - start, 1);
     const uint64_t kbps = t.bytes * 8 * 1000 / static_cast<uint64_t>(elapsed);
-    const bool verify_failed = t.ts_violations > 0 || t.keyframe_bad > 0 || t.errors[error_kind_index("protocol")] > 0;
+    const bool verify_failed = player_verify_failed(t);
 
     print_summary_head(t, elapsed);
-    printf("  received %" PRIu64 " bytes (%" PRIu64 " kbps), %" PRIu64 " messages: video %" PRIu64
-           " (keyframes %" PRIu64 "), audio %" PRIu64 ", data %" PRIu64 "\n",
-           t.bytes, kbps, t.messages, t.video_frames, t.keyframes, t.audio_frames, t.data_messages);
-    printf("  video frames per player: min %u, max %u\n", t.video_min, t.video_max);
-    printf("  verify: first video is a keyframe for %d/%d players (%" PRIu64 " bad sessions), timestamp "
-           "violations %" PRIu64 ": %s\n",
-           t.first_video_keyframe_ok, t.clients, t.keyframe_bad, t.ts_violations, verify_failed ? "FAIL" : "ok");
-    print_errors_line(t);
-    if (opt.json) {
-        printf("{\"clients\":%d,\"alive\":%d,\"failed\":%d,\"bytes\":%" PRIu64 ",\"kbps\":%" PRIu64
-               ",\"elapsed_ms\":%" PRId64 ",\"msgs\":%" PRIu64 ",\"video_frames\":%" PRIu64
-               ",\"audio_frames\":%" PRIu64 ",\"keyframes\":%" PRIu64 ",\"data_messages\":%" PRIu64
-               ",\"sessions\":%" PRIu64 ",\"reconnects\":%" PRIu64 ",\"first_video_keyframe_ok\":%d"
-               ",\"first_video_keyframe_bad\":%" PRIu64 ",\"ts_monotonic_violations\":%" PRIu64
-               ",\"errors\":%s,\"per_client_video_frames_min\":%u,\"per_client_video_frames_max\":%u"
-               ",\"verify_ok\":%s}\n",
-               t.clients, t.alive, t.failed, t.bytes, kbps, static_cast<int64_t>(elapsed / kUsPerMs), t.messages,
-               t.video_frames, t.audio_frames, t.keyframes, t.data_messages, t.sessions, t.reconnects,
-               t.first_video_keyframe_ok, t.keyframe_bad, t.ts_violations, errors_json(t).c_str(), t.video_min,
-               t.video_max, verify_failed ? "false" : "true");
-    }
+    print_player_summary(t, kbps);
+    if (opt.json) print_player_json(t, kbps, elapsed, "");
     fflush(stdout);
     return verify_failed ? 1 : 0;
 }

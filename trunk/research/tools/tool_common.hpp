@@ -1,7 +1,8 @@
-// tool_common.hpp: what sb_rtmp_load and sb_rtmp_publish share. The options
-// both take, the failure kinds they count, a client coroutine that runs
-// sessions and retries them, and the run: start the clients, print a report
-// line every -m ms until -t seconds or SIGINT/SIGTERM, stop them, sum up.
+// tool_common.hpp: what the load tools (sb_rtmp_load, sb_rtmp_publish,
+// sb_http_load) share. The options they take, the failure kinds they count, a
+// client coroutine that runs sessions and retries them, and the run: start the
+// clients, print a report line every -m ms until -t seconds or SIGINT/SIGTERM,
+// stop them, sum up.
 //
 // Header-only on purpose: the Makefile builds every research/tools/*.cpp into
 // a binary of its own, so a shared .cpp would become a tool. Each tool is one
@@ -29,6 +30,7 @@
 #include "io/coroutine.hpp"
 #include "io/runtime.hpp"
 #include "io/signal_pipe.hpp"
+#include "kernel/media_codec.hpp"
 #include "protocol/rtmp_url.hpp"
 
 namespace srs::tool {
@@ -177,6 +179,8 @@ class ToolClient : public CoroutineHandler {
     // One session: connect, then play or publish until it fails (an error)
     // or the server ends it (success). Keeps stats_.session_bytes current.
     virtual Error session() = 0;
+    // The kind (a name in kErrorKinds) of a failure session() returned.
+    virtual const char* error_kind(const Error& err) const { return rtmp_client_error_kind(err); }
 
     int index_;
     const Options* opt_;
@@ -225,7 +229,7 @@ Error ToolClient<Options, Stats>::cycle() {
 
 template <typename Options, typename Stats>
 void ToolClient<Options, Stats>::count_error(const Error& err) {
-    const char* kind = rtmp_client_error_kind(err);
+    const char* kind = error_kind(err);
     int i = error_kind_index(kind);
     if (stats_.errors[i] < UINT16_MAX) stats_.errors[i]++;
     stats_.failed = true;
@@ -271,6 +275,105 @@ struct ClientTotals {
     }
 };
 
+// ---- Players (sb_rtmp_load, sb_http_load) ----
+
+// Everything one verifying player counts, over all its sessions: bytes are
+// received ones, sessions the plays the server accepted (NetStream.Play.Start,
+// HTTP 200).
+struct PlayerStats : ClientStats {
+    uint32_t sequence_headers = 0;
+    uint32_t data_messages = 0;  // metadata, |RtmpSampleAccess, onStatus...
+    uint32_t ts_violations = 0;  // a timestamp lower than the one before (same type)
+    uint32_t keyframe_bad = 0;   // sessions whose first coded video was not a keyframe after a header
+    uint32_t keyframe_ok = 0;    // sessions whose first coded video was
+};
+
+// The checks a player makes within one session, on each audio or video
+// message (an RTMP message payload or an FLV tag body; `n` may be a prefix of
+// it, at least its first 64 bytes): the first coded video frame is a keyframe
+// that follows a video sequence header, and audio and video timestamps never
+// go backwards. Counts into the player's stats.
+class MediaVerifier {
+  public:
+    void reset() { *this = MediaVerifier(); }  // a new session
+
+    void on_video(uint32_t timestamp, const uint8_t* p, size_t n, PlayerStats* s) {
+        if (have_video_ts_ && timestamp < last_video_ts_) {
+            s->ts_violations++;
+            if (getenv("SB_DEBUG")) fprintf(stderr, "video ts %u after %u\n", timestamp, last_video_ts_);
+        }
+        have_video_ts_ = true;
+        last_video_ts_ = timestamp;
+        if (n == 0) return;  // an empty video message carries nothing to check
+        if (is_video_sequence_header(p, n)) {
+            seen_video_header_ = true;
+            s->sequence_headers++;
+            return;
+        }
+        const bool key = is_video_keyframe(p, n);
+        s->video_frames++;
+        if (key) s->keyframes++;
+        if (!first_video_checked_) {
+            first_video_checked_ = true;
+            if (key && seen_video_header_) s->keyframe_ok++;
+            else s->keyframe_bad++;
+        }
+    }
+
+    void on_audio(uint32_t timestamp, const uint8_t* p, size_t n, PlayerStats* s) {
+        if (have_audio_ts_ && timestamp < last_audio_ts_) {
+            s->ts_violations++;
+            if (getenv("SB_DEBUG")) fprintf(stderr, "audio ts %u after %u\n", timestamp, last_audio_ts_);
+        }
+        have_audio_ts_ = true;
+        last_audio_ts_ = timestamp;
+        if (n == 0) return;
+        if (is_audio_sequence_header(p, n)) {
+            s->sequence_headers++;
+            return;
+        }
+        s->audio_frames++;
+    }
+
+  private:
+    uint32_t last_video_ts_ = 0;
+    uint32_t last_audio_ts_ = 0;
+    bool have_video_ts_ = false;
+    bool have_audio_ts_ = false;
+    bool seen_video_header_ = false;
+    bool first_video_checked_ = false;
+};
+
+// Sums over all players.
+struct PlayerTotals : ClientTotals {
+    uint64_t data_messages = 0;
+    uint64_t ts_violations = 0;
+    int first_video_keyframe_ok = 0;  // players with at least one checked session and no bad one
+    uint64_t keyframe_bad = 0;
+    uint32_t video_min = 0;
+    uint32_t video_max = 0;
+    bool first_ = true;
+
+    void add_player(const PlayerStats& s) {
+        add(s);
+        data_messages += s.data_messages;
+        ts_violations += s.ts_violations;
+        keyframe_bad += s.keyframe_bad;
+        if (s.keyframe_ok > 0 && s.keyframe_bad == 0) first_video_keyframe_ok++;
+        video_min = first_ ? s.video_frames : std::min(video_min, s.video_frames);
+        video_max = first_ ? s.video_frames : std::max(video_max, s.video_frames);
+        first_ = false;
+    }
+};
+
+// Sums the stats of every player (a ToolClient whose stats are PlayerStats).
+template <typename Player>
+PlayerTotals sum_players(const std::vector<std::unique_ptr<Player>>& players) {
+    PlayerTotals t;
+    for (const auto& p : players) t.add_player(p->stats());
+    return t;
+}
+
 // Local wall-clock time with milliseconds, as report lines start with.
 inline std::string now_text() {
     utime_t us = wall_us();
@@ -306,10 +409,26 @@ inline void raise_fd_limit(int clients, const char* what) {
     }
 }
 
-// Starts the runtime and the SIGINT/SIGTERM pipe, and checks the URL (its host
-// must be an IP address: no DNS). On a failure prints why and returns false:
-// the tool exits with code 2.
-inline bool prepare_run(const ToolOptions& opt, SignalPipe* signals) {
+// Checks an rtmp:// URL (as client 0 uses it): it parses and its host is an
+// IP address (no DNS). On a failure prints why and returns false.
+inline bool check_rtmp_url(const std::string& url) {
+    RtmpRequestInfo probe;
+    if (Error err = parse_rtmp_url(url_for(url, 0), &probe); !err.ok()) {
+        fprintf(stderr, "bad url %s: %s\n", url.c_str(), err.summary().c_str());
+        return false;
+    }
+    if (!is_ip_literal(probe.host)) {
+        fprintf(stderr, "bad url %s: the host must be an IP address (no DNS)\n", url.c_str());
+        return false;
+    }
+    return true;
+}
+
+// Starts the runtime and the SIGINT/SIGTERM pipe, and checks the URL with
+// check_url (which prints why it is bad). On a failure prints why and returns
+// false: the tool exits with code 2.
+inline bool prepare_run(const ToolOptions& opt, SignalPipe* signals,
+                        bool (*check_url)(const std::string& url) = check_rtmp_url) {
     if (Error err = init_runtime(); !err.ok()) {
         fprintf(stderr, "runtime: %s\n", err.describe().c_str());
         return false;
@@ -318,16 +437,7 @@ inline bool prepare_run(const ToolOptions& opt, SignalPipe* signals) {
         fprintf(stderr, "signals: %s\n", err.describe().c_str());
         return false;
     }
-    RtmpRequestInfo probe;
-    if (Error err = parse_rtmp_url(url_for(opt.url, 0), &probe); !err.ok()) {
-        fprintf(stderr, "bad url %s: %s\n", opt.url.c_str(), err.summary().c_str());
-        return false;
-    }
-    if (!is_ip_literal(probe.host)) {
-        fprintf(stderr, "bad url %s: the host must be an IP address (no DNS)\n", opt.url.c_str());
-        return false;
-    }
-    return true;
+    return check_url(opt.url);
 }
 
 // Makes client i with make(i) and starts it, for i in [0, count). On a failure
@@ -424,6 +534,49 @@ inline void print_errors_line(const ClientTotals& t) {
         if (t.errors[i]) printf(" %s=%" PRIu64, kErrorKinds[i], t.errors[i]);
     }
     printf("\n");
+}
+
+// A verification failed: a timestamp went back, a session began without a
+// keyframe after a sequence header, or the stream did not parse.
+inline bool player_verify_failed(const PlayerTotals& t) {
+    return t.ts_violations > 0 || t.keyframe_bad > 0 || t.errors[error_kind_index("protocol")] > 0;
+}
+
+// A player tool's report line.
+inline void print_player_report(const PlayerTotals& t, const ReportPeriod& r) {
+    printf("[%s] clients=%d alive=%d, time=%ds, msgs=%" PRIu64 " (+%" PRIu64 "), video=%" PRIu64 ", audio=%" PRIu64
+           ", kbps=%d, errors=%" PRIu64 ", reconnects=%" PRIu64 ", verify=%s\n",
+           now_text().c_str(), t.clients, t.alive, r.elapsed_s, t.messages, r.new_messages, t.video_frames,
+           t.audio_frames, r.kbps, t.error_total, t.reconnects, player_verify_failed(t) ? "FAIL" : "ok");
+}
+
+// A player tool's summary lines (after the head line), the errors line last.
+inline void print_player_summary(const PlayerTotals& t, uint64_t kbps) {
+    printf("  received %" PRIu64 " bytes (%" PRIu64 " kbps), %" PRIu64 " messages: video %" PRIu64
+           " (keyframes %" PRIu64 "), audio %" PRIu64 ", data %" PRIu64 "\n",
+           t.bytes, kbps, t.messages, t.video_frames, t.keyframes, t.audio_frames, t.data_messages);
+    printf("  video frames per player: min %u, max %u\n", t.video_min, t.video_max);
+    printf("  verify: first video is a keyframe for %d/%d players (%" PRIu64 " bad sessions), timestamp "
+           "violations %" PRIu64 ": %s\n",
+           t.first_video_keyframe_ok, t.clients, t.keyframe_bad, t.ts_violations,
+           player_verify_failed(t) ? "FAIL" : "ok");
+    print_errors_line(t);
+}
+
+// A player tool's --json line; `extra` (",\"name\":value..." or "") goes
+// before the per-client frame counts.
+inline void print_player_json(const PlayerTotals& t, uint64_t kbps, utime_t elapsed, const std::string& extra) {
+    printf("{\"clients\":%d,\"alive\":%d,\"failed\":%d,\"bytes\":%" PRIu64 ",\"kbps\":%" PRIu64
+           ",\"elapsed_ms\":%" PRId64 ",\"msgs\":%" PRIu64 ",\"video_frames\":%" PRIu64
+           ",\"audio_frames\":%" PRIu64 ",\"keyframes\":%" PRIu64 ",\"data_messages\":%" PRIu64
+           ",\"sessions\":%" PRIu64 ",\"reconnects\":%" PRIu64 ",\"first_video_keyframe_ok\":%d"
+           ",\"first_video_keyframe_bad\":%" PRIu64 ",\"ts_monotonic_violations\":%" PRIu64
+           ",\"errors\":%s%s,\"per_client_video_frames_min\":%u,\"per_client_video_frames_max\":%u"
+           ",\"verify_ok\":%s}\n",
+           t.clients, t.alive, t.failed, t.bytes, kbps, static_cast<int64_t>(elapsed / kUsPerMs), t.messages,
+           t.video_frames, t.audio_frames, t.keyframes, t.data_messages, t.sessions, t.reconnects,
+           t.first_video_keyframe_ok, t.keyframe_bad, t.ts_violations, errors_json(t).c_str(), extra.c_str(),
+           t.video_min, t.video_max, player_verify_failed(t) ? "false" : "true");
 }
 
 }  // namespace srs::tool

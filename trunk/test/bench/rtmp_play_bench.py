@@ -64,10 +64,16 @@ def stop(proc, sig=signal.SIGTERM):
             proc.wait(timeout=5)
 
 
-def start_srs(binary, port, work):
+def start_srs(binary, port, work, http_port=None):
+    """Our server on RTMP `port`; with http_port, its HTTP server too, serving
+    HTTP-FLV at http://127.0.0.1:<http_port>/<app>/<stream>.flv."""
     conf = work / "srs.conf"
+    http, remux = "", ""
+    if http_port:
+        http = f"http_server {{\n    enabled on;\n    listen {http_port};\n}}\n"
+        remux = "    http_remux {\n        enabled on;\n        mount [vhost]/[app]/[stream].flv;\n    }\n"
     conf.write_text(f"listen {port};\nmax_connections 20000;\ndaemon off;\npid {work}/srs.pid;\n"
-                    f"srs_log_tank file;\nsrs_log_file {work}/srs.log;\nvhost __defaultVhost__ {{\n}}\n")
+                    f"srs_log_tank file;\nsrs_log_file {work}/srs.log;\n{http}vhost __defaultVhost__ {{\n{remux}}}\n")
     return subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -87,18 +93,21 @@ rtmp {{ server {{ listen {port}; chunk_size 60000; application live {{ live on; 
                             stderr=subprocess.DEVNULL)
 
 
-def measure(name, server, port, args):
-    url = f"rtmp://127.0.0.1:{port}/live/livestream"
+def measure_players(name, server, publish_url, load_binary, play_url, conn_port, args):
+    """Publishes args.media to publish_url, then runs args.clients players of
+    play_url with load_binary (sb_rtmp_load or sb_http_load: same options);
+    after args.settle s samples the server's CPU over args.window s, then its
+    RSS and the connections to conn_port. Stops the players and the publisher."""
     time.sleep(1)
     pub = subprocess.Popen(["ffmpeg", "-hide_banner", "-loglevel", "error", "-re", "-stream_loop", "-1", "-i",
-                            args.media, "-c", "copy", "-f", "flv", url], stdout=subprocess.DEVNULL,
+                            args.media, "-c", "copy", "-f", "flv", publish_url], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
     load = None
     try:
         time.sleep(3)
         idle_rss = proc_rss_kb(server.pid)
         run_for = args.settle + args.window + 5
-        load = subprocess.Popen([args.load, "-c", str(args.clients), "-r", url, "-s", str(args.spread),
+        load = subprocess.Popen([load_binary, "-c", str(args.clients), "-r", play_url, "-s", str(args.spread),
                                  "-t", str(run_for), "-m", "100000", "--json"],
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         time.sleep(args.settle)
@@ -106,7 +115,8 @@ def measure(name, server, port, args):
         time.sleep(args.window)
         c1, l1, t1 = proc_cpu_seconds(server.pid), proc_cpu_seconds(load.pid), time.monotonic()
         rss = proc_rss_kb(server.pid)
-        conns = tcp_conns(port)
+        load_rss = proc_rss_kb(load.pid)
+        conns = tcp_conns(conn_port)
         out, _ = load.communicate(timeout=run_for + 30)
         summary = json.loads(out.strip().splitlines()[-1]) if out.strip() else {}
     finally:
@@ -117,8 +127,13 @@ def measure(name, server, port, args):
         "server": name, "cpu": cpu, "rss_mb": rss / 1024.0, "idle_rss_mb": idle_rss / 1024.0,
         "per_player_kb": (rss - idle_rss) / max(1, args.clients), "conns": conns,
         "load_cpu": 100.0 * (l1 - l0) / (t1 - t0), "alive": summary.get("alive"), "kbps": summary.get("kbps"),
-        "failed": summary.get("failed"),
+        "failed": summary.get("failed"), "verify_ok": summary.get("verify_ok"), "load_rss_mb": load_rss / 1024.0,
     }
+
+
+def measure(name, server, port, args):
+    url = f"rtmp://127.0.0.1:{port}/live/livestream"
+    return measure_players(name, server, url, args.load, url, port, args)
 
 
 def main():
