@@ -40,6 +40,7 @@ class HttpResponse {
 
   private:
     Error write_head(int status, const std::string& content_type, int64_t content_length);
+    std::string head_bytes(int status, const std::string& content_type, int64_t content_length);
     TcpConn* sock_;
     Connection* conn_;
     const HttpRequest& req_;
