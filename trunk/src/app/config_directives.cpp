@@ -88,8 +88,8 @@ std::vector<DirectiveSpec> build_table() {
         Bool("inotify_auto_reload", "off", kRestart, "Reload when the conf file changes."),
         Bool("auto_reload_for_docker", "on", kRestart, "In a container, reload on conf changes even without "
                                                        "inotify_auto_reload."),
-        Float("tcmalloc_release_rate", "0.8", 0, 10, kRestart, "How eagerly tcmalloc returns memory (tcmalloc "
-                                                               "builds only)."),
+        Float("tcmalloc_release_rate", "0.8", 0, 10, kLive, "How eagerly tcmalloc returns unused memory to the "
+                                                            "system, 0 never, 10 at once (--gperf=on builds)."),
         Bool("query_latest_version", "off", kRestart, "Ask the project's server which version is the latest."),
         Int("first_wait_for_qlv", "300", 0, 86400, kRestart, "Seconds before the first version query."),
         Bool("is_full", "off", kRestart, "Marks a reference conf; has no effect on the server."),

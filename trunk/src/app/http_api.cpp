@@ -80,9 +80,20 @@ bool HttpApiHandler::authorized(const HttpRequest& req) const {
     return auth && *auth == expected;
 }
 
-const std::string& HttpApiHandler::vhost_id(const std::string& vhost) {
-    std::string& id = vhost_ids_[vhost];
-    if (id.empty()) id = "vid-" + new_context_id().substr(0, 7);
+// "vid-" and 7 characters of [0-9a-z] hashed (FNV-1a) from this process's
+// service id and the vhost name: stable while the process runs and different
+// in the next one, like SRS's random ids, but nothing is cached. A cache entry
+// made by the first API call about a vhost would show as new memory in
+// valgrind's incremental leak check (/api/v1/valgrind?check=added).
+std::string HttpApiHandler::vhost_id(const std::string& vhost) const {
+    static const char kChars[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    uint64_t h = 1469598103934665603ULL;
+    for (const std::string* part : {&service_id_, &vhost}) {
+        for (char c : *part) h = (h ^ static_cast<uint8_t>(c)) * 1099511628211ULL;
+        h = (h ^ 0xff) * 1099511628211ULL;  // separator: ("ab","c") != ("a","bc")
+    }
+    std::string id = "vid-";
+    for (int i = 0; i < 7; i++, h /= 36) id += kChars[h % 36];
     return id;
 }
 
@@ -304,6 +315,8 @@ Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
     for (const auto& e : tool_endpoints_) {
         if (path != e->path()) continue;
         if (req.method != "GET") return reply(req, res, 405, envelope(405));
+        std::string type, text;
+        if (int status = e->handle_text(req, &type, &text); status != 0) return res->send(status, type, text);
         Json j = envelope(0);
         int status = e->handle(req, &j);
         return reply(req, res, status, j);
@@ -327,7 +340,9 @@ Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
                      {"streams", "manage all streams or specified stream"},
                      {"clients", "manage all clients or specified client, default query top 10 clients"},
                      {"raw", "raw api for srs, support CUID srs for instance the config"}};
-        for (const auto& e : tool_endpoints_) j["urls"][std::string(e->path()).substr(8)] = e->description();
+        for (const auto& e : tool_endpoints_) {
+            if (e->listed()) j["urls"][std::string(e->path()).substr(8)] = e->description();
+        }
     } else if (path == "/api/v1/versions") {
         j["data"] = {{"major", SRS_VERSION_MAJOR},
                      {"minor", SRS_VERSION_MINOR},

@@ -30,7 +30,7 @@ class HttpApiHandler : public HttpHandler {
     Json envelope(int code) const;
     Error reply(const HttpRequest& req, HttpResponse* res, int status, const Json& body);
     bool authorized(const HttpRequest& req) const;
-    const std::string& vhost_id(const std::string& vhost);
+    std::string vhost_id(const std::string& vhost) const;
     Json stream_json(LiveSource* s);
     Json client_json(const Connection* c);
     Json vhost_json(const std::string& vhost);
@@ -43,7 +43,6 @@ class HttpApiHandler : public HttpHandler {
     LiveContext* ctx_;
     std::vector<std::unique_ptr<ApiEndpoint>> tool_endpoints_;
     std::string service_id_;                     // random per process, as SRS's "service"
-    std::map<std::string, std::string> vhost_ids_;  // vhost name -> "vid-..."
 };
 
 }  // namespace srs

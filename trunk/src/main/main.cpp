@@ -21,6 +21,7 @@
 #include "core/log.hpp"
 #include "core/version.hpp"
 #include "io/runtime.hpp"
+#include "main/profiling.hpp"
 
 namespace srs {
 void install_sanitizer_log();
@@ -179,7 +180,11 @@ int run(const Options& opts) {
     }
     int code = 0;
     {
+        // Profilers of a --gperf build (docs/performance.md); stopped after
+        // the server is gone, so the files cover its whole life.
+        Profiling profiling;
         Server server(std::move(config), opts.env_only ? "" : opts.conf_path);
+        server.set_quit_hook([&profiling] { profiling.on_quit(); });
         Error serr = server.initialize();
         notify_daemon_started(&serr);
         if (!serr.ok()) {

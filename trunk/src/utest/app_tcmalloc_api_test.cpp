@@ -1,0 +1,123 @@
+// /api/v1/tcmalloc and tcmalloc_release_rate. A build without --gperf=on
+// answers 404 with a hint, is not listed, and ignores the release rate; a
+// --gperf=on build (test/variants) answers tcmalloc's text report for
+// ?page=summary and its numeric properties as JSON otherwise.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "app/tcmalloc_api.hpp"
+
+#ifdef SRS_GPERF
+#include <gperftools/malloc_extension.h>
+#endif
+
+using namespace srs;
+using Json = ApiEndpoint::Json;
+
+namespace {
+
+HttpRequest get(const std::string& query) {
+    HttpRequest req;
+    req.method = "GET";
+    req.path = "/api/v1/tcmalloc";
+    req.target = req.path + (query.empty() ? "" : "?" + query);
+    req.query = query;
+    return req;
+}
+
+Json envelope() {
+    Json j;
+    j["code"] = 0;
+    j["server"] = "vid-test";
+    j["service"] = "testsrvc";
+    j["pid"] = "1";
+    return j;
+}
+
+std::unique_ptr<Config> config_with(const std::string& text) {
+    std::unique_ptr<Config> c;
+    EXPECT_TRUE(Config::load_text("listen 1935;\n" + text, "test", &c).ok());
+    return c;
+}
+
+}  // namespace
+
+TEST(AppTcmallocApi, PathAndDescription) {
+    TcmallocEndpoint e;
+    EXPECT_STREQ("/api/v1/tcmalloc", e.path());
+    EXPECT_NE(std::string(e.description()).find("page=summary"), std::string::npos);
+    EXPECT_EQ(tcmalloc_linked(), e.listed());
+}
+
+TEST(AppTcmallocApi, ReleaseRateDirectiveIsReloadable) {
+    EXPECT_TRUE(Config::reloadable("tcmalloc_release_rate"));
+    EXPECT_DOUBLE_EQ(0.8, config_with("")->get_double("tcmalloc_release_rate"));
+    EXPECT_DOUBLE_EQ(2.5, config_with("tcmalloc_release_rate 2.5;\n")->get_double("tcmalloc_release_rate"));
+}
+
+#ifndef SRS_GPERF
+
+TEST(AppTcmallocApi, WithoutGperfAnswers404WithAHint) {
+    TcmallocEndpoint e;
+    for (const char* query : {"", "page=summary", "page=api"}) {
+        std::string type, text;
+        EXPECT_EQ(0, e.handle_text(get(query), &type, &text)) << query;
+        Json body = envelope();
+        EXPECT_EQ(404, e.handle(get(query), &body)) << query;
+        EXPECT_EQ(404, body["code"].get<int>());
+        EXPECT_NE(body["error"].get<std::string>().find("--gperf=on"), std::string::npos);
+        EXPECT_FALSE(body.contains("data"));
+    }
+    EXPECT_FALSE(e.listed());
+}
+
+TEST(AppTcmallocApi, WithoutGperfTheReleaseRateIsIgnored) {
+    apply_tcmalloc_release_rate(*config_with("tcmalloc_release_rate 3;\n"));  // no tcmalloc: nothing to do
+    SUCCEED();
+}
+
+#else
+
+TEST(AppTcmallocApi, SummaryIsTcmallocsTextReport) {
+    TcmallocEndpoint e;
+    std::string type, text;
+    EXPECT_EQ(200, e.handle_text(get("page=summary"), &type, &text));
+    EXPECT_EQ("text/plain; charset=utf-8", type);
+    EXPECT_NE(text.find("MALLOC:"), std::string::npos) << text;
+    EXPECT_NE(text.find("Bytes in use by application"), std::string::npos) << text;
+}
+
+TEST(AppTcmallocApi, OtherPagesAnswerJson) {
+    TcmallocEndpoint e;
+    for (const char* query : {"", "page=api", "page=detail"}) {
+        std::string type, text;
+        EXPECT_EQ(0, e.handle_text(get(query), &type, &text)) << query;
+        Json body = envelope();
+        EXPECT_EQ(200, e.handle(get(query), &body)) << query;
+        EXPECT_EQ(0, body["code"].get<int>());
+        const Json& data = body["data"];
+        EXPECT_EQ("?page=summary|api", data["query"]["help"].get<std::string>());
+        EXPECT_TRUE(data["release_rate"].is_number());
+        EXPECT_GT(data["generic"]["current_allocated_bytes"].get<uint64_t>(), 0u);
+        EXPECT_GE(data["generic"]["heap_size"].get<uint64_t>(),
+                  data["generic"]["current_allocated_bytes"].get<uint64_t>());
+        for (const char* key : {"pageheap_free_bytes", "pageheap_unmapped_bytes", "slack_bytes",
+                                "max_total_thread_cache_bytes", "current_total_thread_cache_bytes"}) {
+            EXPECT_TRUE(data["tcmalloc"][key].is_number_unsigned()) << key;
+        }
+    }
+}
+
+TEST(AppTcmallocApi, ReleaseRateGoesToTcmalloc) {
+    MallocExtension* m = MallocExtension::instance();
+    double before = m->GetMemoryReleaseRate();
+    apply_tcmalloc_release_rate(*config_with("tcmalloc_release_rate 3;\n"));
+    EXPECT_DOUBLE_EQ(3.0, m->GetMemoryReleaseRate());
+    apply_tcmalloc_release_rate(*config_with(""));
+    EXPECT_DOUBLE_EQ(0.8, m->GetMemoryReleaseRate());
+    m->SetMemoryReleaseRate(before);
+}
+
+#endif
