@@ -100,6 +100,9 @@ Error RtmpClient::do_connect(const std::string& url, utime_t timeout_us, bool co
     sock_.reset(raw);
     sock_->set_recv_timeout(timeout_us);
     sock_->set_send_timeout(timeout_us);
+    // C2 and connect (and each command after) are small writes that must not
+    // wait for the server's delayed ACK: ~40 ms per step of a join otherwise.
+    if (Error err = sock_->set_nodelay(true); !err.ok()) return SRS_WRAP(err, "nodelay");
     transport_.reset(new RtmpTransport(sock_.get()));
     if (Error err = transport_->handshake_as_client(complex_handshake); !err.ok()) {
         return SRS_WRAP(err, "handshake with %s:%d", req_.host.c_str(), req_.port);

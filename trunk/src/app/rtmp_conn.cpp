@@ -85,6 +85,8 @@ Error RtmpServerConnection::connect_app() {
               peer().ip.c_str(), connect.tc_url.c_str(), req_.vhost.c_str(), req_.app.c_str(),
               connect.page_url.c_str(), connect.swf_url.c_str(), (int)object_encoding_);
 
+    // The whole answer to connect in one write (see RtmpTransport::cork).
+    transport_.cork();
     RtmpProtocol& proto = transport_.protocol();
     proto.send_window_ack_size(static_cast<uint32_t>(config.vhost_get_int(req_.vhost, "out_ack_size")));
     proto.send_set_peer_bandwidth(kPeerBandwidth, kRtmpLimitDynamic);
@@ -103,6 +105,7 @@ Error RtmpServerConnection::connect_app() {
     if (Error err = transport_.send_command(build_on_bw_done(), 0, kRtmpCidOverConnection); !err.ok()) {
         return SRS_WRAP(err, "onBWDone");
     }
+    if (Error err = transport_.uncork(); !err.ok()) return SRS_WRAP(err, "connect reply");
     return Error();
 }
 

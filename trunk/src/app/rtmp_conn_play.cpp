@@ -34,9 +34,10 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
         if (Error err = socket()->set_nodelay(true); !err.ok()) srs_warn("%s", err.summary().c_str());
     }
 
+    // StreamBegin, the two onStatus and the data messages in one write.
+    transport_.cork();
     RtmpProtocol& proto = transport_.protocol();
     proto.send_user_control(kRtmpStreamBegin, stream_id_);
-    if (Error err = transport_.flush(); !err.ok()) return SRS_WRAP(err, "stream begin");
     if (Error err = send_on_stream(build_play_reset(req_.stream, cid()));
         !err.ok()) {
         return SRS_WRAP(err, "play reset");
@@ -51,6 +52,7 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
     if (Error err = transport_.send_data(build_data_start(), stream_id_); !err.ok()) {
         return SRS_WRAP(err, "data start");
     }
+    if (Error err = transport_.uncork(); !err.ok()) return SRS_WRAP(err, "play reply");
 
     LiveSource* source = ctx_->sources().fetch_or_create(req_.vhost, req_.app, req_.stream);
     std::unique_ptr<LiveConsumer> consumer(source->create_consumer(options));

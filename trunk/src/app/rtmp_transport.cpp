@@ -92,7 +92,7 @@ Error RtmpTransport::poll_messages(std::vector<RtmpMessage>* out) {
 
 Error RtmpTransport::send_message(const RtmpMessage& msg) {
     protocol_.queue_message(msg);
-    return flush();
+    return corked_ ? Error() : flush();
 }
 
 Error RtmpTransport::send_command(const RtmpCommand& cmd, uint32_t stream_id, uint32_t cs_id) {

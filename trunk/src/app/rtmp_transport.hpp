@@ -32,12 +32,20 @@ class RtmpTransport {
     // completed (for players, whose coroutine mostly sends).
     Error poll_messages(std::vector<RtmpMessage>* out);
 
-    // Serialises with the current out chunk size and writes at once.
+    // Serialises with the current out chunk size and writes at once (or,
+    // while corked, at uncork()).
     Error send_message(const RtmpMessage& msg);
     Error send_command(const RtmpCommand& cmd, uint32_t stream_id, uint32_t cs_id);
     Error send_data(const RtmpData& data, uint32_t stream_id);
     // Writes control bytes the protocol queued (acks, pings, chunk size...).
     Error flush();
+    // A reply of several messages leaves in one write: separate small writes
+    // meet Nagle and the peer's delayed ACK (~40 ms each on a join).
+    void cork() { corked_ = true; }
+    Error uncork() {
+        corked_ = false;
+        return flush();
+    }
 
     RtmpProtocol& protocol() { return protocol_; }
     TcpConn* socket() { return sock_; }
@@ -51,6 +59,7 @@ class RtmpTransport {
     IoBuffer in_;
     RtmpProtocol protocol_;
     bool complex_ = false;
+    bool corked_ = false;
 };
 
 }  // namespace srs

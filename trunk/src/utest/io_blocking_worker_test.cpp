@@ -36,7 +36,9 @@ class FnHandler : public CoroutineHandler {
 
 TEST_F(BlockingWorkerTest, RunsTheJobOnAnotherThread) {
     BlockingWorker worker;
-    EXPECT_FALSE(worker.run([] {}).ok());  // not started yet
+    Error early = worker.run([] {});
+    EXPECT_EQ(early.code(), kErrorThreadStart);  // not started yet
+    early.ignore();
     ASSERT_TRUE(worker.start().ok());
     std::thread::id here = std::this_thread::get_id(), there;
     int value = 0;
@@ -49,7 +51,9 @@ TEST_F(BlockingWorkerTest, RunsTheJobOnAnotherThread) {
     EXPECT_EQ(value, 42);
     EXPECT_EQ(worker.jobs_done(), 1u);
     worker.stop();
-    EXPECT_FALSE(worker.run([] {}).ok());
+    Error late = worker.run([] {});
+    EXPECT_EQ(late.code(), kErrorThreadStart);
+    late.ignore();
 }
 
 TEST_F(BlockingWorkerTest, OtherCoroutinesRunWhileAJobBlocks) {
