@@ -1,0 +1,1242 @@
+// sb_latency: the latency probe. One process plays both ends of a live
+// stream: a publisher that stamps every video frame with the wall-clock time
+// it sends it, and N players that read the stamp when the frame arrives.
+//
+//   sb_latency -i source.flv -p rtmp://127.0.0.1:1935/live/probe
+//       -r rtmp://127.0.0.1:1935/live/probe -r http://127.0.0.1:8080/live/probe.flv
+//       -c 1000 -s 5000 -t 60 --joins 50 --json
+//
+// The stamp is an SEI NAL unit put before the first NAL unit of each H.264 or
+// H.265 frame (kernel/latency_stamp.hpp): a server forwards video payloads
+// untouched, so it arrives as it left. Both ends read the same clock
+// (CLOCK_REALTIME, one process), so arrival - stamp is the delay the server
+// added, plus loopback and this process's own scheduling.
+//
+// - Publisher: RTMP, the file's tags paced by their timestamps (looped, the
+//   timestamps growing across loops), one write per tag as an encoder does;
+//   each coded video frame is stamped right before its write.
+// - Players (-c, spread over -s ms): each -r URL gets every n-th player;
+//   rtmp:// URLs are played with RtmpClient, http:// ones as HTTP-FLV. A frame
+//   counts once it arrived completely. Frames stamped before the player's
+//   play was accepted came from the GOP cache and are not delay samples;
+//   neither are those stamped before the measurement starts (-s plus
+//   --warmup after the start). HTTP-FLV players also read the kernel's
+//   receive time of each read (SO_TIMESTAMPNS): kernel - stamp leaves out
+//   this process's scheduling, which matters with many players on one core.
+// - Joins (--joins N): after the warm-up, N more players connect one after
+//   another (--join-interval ms apart, the -r URLs in turn) and leave at their
+//   first decodable video frame (a keyframe after a sequence header): the time
+//   from the connect to it is the time to first frame.
+//
+// Every -m ms a report line per URL with the delay percentiles of the
+// period; at the end a summary, and with --json one JSON object as the last
+// line of stdout. docs/tools.md has it all.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "app/rtmp_client.hpp"
+#include "core/clock.hpp"
+#include "io/signal_pipe.hpp"
+#include "io/socket.hpp"
+#include "kernel/flv.hpp"
+#include "kernel/latency_stamp.hpp"
+#include "kernel/media_codec.hpp"
+#include "protocol/http_request.hpp"
+#include "protocol/rtmp_command.hpp"
+#include "st/st.h"
+#include "tool_common.hpp"
+
+using namespace srs;
+using namespace srs::tool;
+
+namespace {
+
+struct Options : ToolOptions {
+    std::vector<std::string> urls;  // -r, in order
+    std::string publish_url;        // -p
+    std::string input;              // -i
+    int joins = 0;
+    int join_interval_ms = 200;
+    double warmup_s = 2;
+    int chunk_size = 60000;
+};
+
+// ---- a histogram of microseconds ----
+
+// Values below 512 us have buckets of 1 us; above, each power of two has 256
+// buckets (relative error under 0.4 %). Up to 2^32 us (71 minutes); larger
+// values land in the last bucket. The maximum and minimum are kept exactly.
+class Histogram {
+  public:
+    Histogram() : buckets_(kBuckets, 0) {}
+
+    void add(int64_t us) {
+        if (us < 0) {
+            negative_++;
+            us = 0;
+        }
+        buckets_[index_of(static_cast<uint64_t>(us))]++;
+        if (count_ == 0 || us > max_) max_ = us;
+        if (count_ == 0 || us < min_) min_ = us;
+        count_++;
+        sum_ += static_cast<double>(us);
+    }
+    void merge(const Histogram& o) {
+        if (o.count_ == 0) return;
+        for (int i = 0; i < kBuckets; i++) buckets_[i] += o.buckets_[i];
+        max_ = count_ ? std::max(max_, o.max_) : o.max_;
+        min_ = count_ ? std::min(min_, o.min_) : o.min_;
+        count_ += o.count_;
+        sum_ += o.sum_;
+        negative_ += o.negative_;
+    }
+    void reset() { *this = Histogram(); }
+
+    uint64_t count() const { return count_; }
+    uint64_t negative() const { return negative_; }
+    int64_t max() const { return max_; }
+    int64_t min() const { return min_; }
+    double mean() const { return count_ ? sum_ / static_cast<double>(count_) : 0; }
+    // The smallest value v with at least p (0..1) of the samples <= v, as
+    // the middle of its bucket (clamped to the exact min and max).
+    int64_t percentile(double p) const {
+        if (count_ == 0) return 0;
+        uint64_t rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(count_)));
+        rank = std::max<uint64_t>(1, std::min(rank, count_));
+        uint64_t seen = 0;
+        for (int i = 0; i < kBuckets; i++) {
+            seen += buckets_[i];
+            if (seen >= rank) {
+                int64_t lo = 0, hi = 0;
+                range_of(i, &lo, &hi);
+                return std::min(max_, std::max(min_, (lo + hi) / 2));
+            }
+        }
+        return max_;
+    }
+
+  private:
+    static constexpr int kSubBits = 8;
+    static constexpr int kLinear = 2 << kSubBits;  // 512
+    static constexpr int kMaxShift = 32 - kSubBits - 1;
+    static constexpr int kBuckets = kLinear + kMaxShift * (1 << kSubBits);
+
+    static int index_of(uint64_t v) {
+        if (v < static_cast<uint64_t>(kLinear)) return static_cast<int>(v);
+        const int msb = 63 - __builtin_clzll(v);
+        const int shift = msb - kSubBits;
+        if (shift > kMaxShift) return kBuckets - 1;
+        return kLinear + (shift - 1) * (1 << kSubBits) + static_cast<int>((v >> shift) - (1u << kSubBits));
+    }
+    static void range_of(int i, int64_t* lo, int64_t* hi) {
+        if (i < kLinear) {
+            *lo = *hi = i;
+            return;
+        }
+        const int shift = (i - kLinear) / (1 << kSubBits) + 1;
+        const int64_t mantissa = (i - kLinear) % (1 << kSubBits) + (1 << kSubBits);
+        *lo = mantissa << shift;
+        *hi = *lo + (int64_t{1} << shift) - 1;
+    }
+
+    std::vector<uint32_t> buckets_;
+    uint64_t count_ = 0;
+    uint64_t negative_ = 0;
+    int64_t max_ = 0;
+    int64_t min_ = 0;
+    double sum_ = 0;
+};
+
+// ---- what is measured, per -r URL ----
+
+enum class Scheme { kRtmp, kHttp };
+
+struct HttpUrl {
+    std::string host;  // an IP literal, IPv6 without brackets
+    int port = 80;
+    std::string host_header;
+    std::string target;
+};
+
+struct Probe {
+    std::string url;
+    Scheme scheme = Scheme::kRtmp;
+    HttpUrl http;  // for kHttp
+    int players = 0;
+    // Delay samples: user-space arrival - stamp, and (HTTP-FLV) the kernel's
+    // receive time - stamp. The period ones are reset by each report line.
+    Histogram delay, delay_period;
+    Histogram kernel, kernel_period;
+    uint64_t cached = 0;     // stamped before the player's play was accepted: from the GOP cache
+    uint64_t warmup = 0;     // stamped before the measurement started (or after it stopped)
+    uint64_t unstamped = 0;  // coded video frames without a stamp
+    uint64_t bad_stamps = 0; // a stamp SEI that did not parse
+    // Joins.
+    Histogram ttff;
+    // Of the joins that got a frame, from the connect's start: connected
+    // (RTMP: with the connect command answered), play accepted.
+    Histogram join_connect, join_play;
+    int joins_ok = 0;
+    int joins_failed = 0;
+
+    const char* protocol() const { return scheme == Scheme::kRtmp ? "rtmp" : "http-flv"; }
+};
+
+// Wall-clock time from which stamped frames are delay samples.
+utime_t g_measure_from = INT64_MAX;
+
+// ---- HTTP-FLV, read with the kernel's receive times ----
+
+// http://ip[:port]/path[?query]; the host must be an IP address (no DNS).
+Error parse_http_url(const std::string& url, HttpUrl* out) {
+    static const char kScheme[] = "http://";
+    const size_t start = sizeof(kScheme) - 1;
+    if (url.size() < start || !http_iequals(std::string_view(url).substr(0, start), kScheme)) {
+        return SRS_ERR(kErrorHttpBadTarget, "not an http:// URL");
+    }
+    size_t end = url.find_first_of("/?#", start);
+    if (end == std::string::npos) end = url.size();
+    const std::string authority = url.substr(start, end - start);
+    std::string port;
+    if (!authority.empty() && authority[0] == '[') {
+        const size_t close = authority.find(']');
+        if (close == std::string::npos) return SRS_ERR(kErrorHttpBadTarget, "unclosed [ in the host");
+        out->host = authority.substr(1, close - 1);
+        if (close + 1 < authority.size()) {
+            if (authority[close + 1] != ':') return SRS_ERR(kErrorHttpBadTarget, "junk after the IPv6 host");
+            port = authority.substr(close + 2);
+        }
+    } else {
+        const size_t colon = authority.find(':');
+        out->host = authority.substr(0, colon);
+        if (colon != std::string::npos) port = authority.substr(colon + 1);
+    }
+    if (!is_ip_literal(out->host)) {
+        return SRS_ERR(kErrorRtmpClientNoDns, "the host '%s' is not an IP address (no DNS)", out->host.c_str());
+    }
+    out->port = 80;
+    if (!port.empty()) {
+        char* e = nullptr;
+        const long v = strtol(port.c_str(), &e, 10);
+        if (!e || *e || v < 1 || v > 65535) return SRS_ERR(kErrorHttpBadTarget, "bad port '%s'", port.c_str());
+        out->port = static_cast<int>(v);
+    }
+    out->host_header = authority;
+    std::string rest = url.substr(end, url.find('#', end) - end);
+    if (rest.empty() || rest[0] != '/') rest = "/" + rest;
+    out->target = rest;
+    return Error();
+}
+
+uint32_t be24(const uint8_t* p) { return (uint32_t(p[0]) << 16) | (uint32_t(p[1]) << 8) | p[2]; }
+uint32_t be32(const uint8_t* p) { return (uint32_t(p[0]) << 24) | be24(p + 1); }
+
+// Bytes of a tag body handed to the sink: the stamp SEI and the checks'
+// header bytes lie within them.
+constexpr size_t kBodyPrefix = 64;
+
+// Decodes an FLV byte stream fed in pieces of any size; on_tag(type,
+// timestamp, prefix, n) is called once a tag's body has arrived completely,
+// with its first min(size, 64) bytes, and returns false to stop. The
+// PreviousTagSize after each tag must be 11 + DataSize.
+class FlvTagReader {
+  public:
+    template <typename OnTag>
+    Error feed(const uint8_t* p, size_t n, bool* stop, OnTag&& on_tag) {
+        const uint8_t* const end = p + n;
+        while (p < end) {
+            switch (state_) {
+                case kHeader:
+                    if (!gather(&p, end, kFlvHeaderSize)) break;
+                    if (memcmp(small_, "FLV\x01", 4) != 0) return SRS_ERR(kErrorFlvHeader, "not an FLV header");
+                    left_ = be32(small_ + 5);
+                    if (left_ < kFlvHeaderSize || left_ > 65536) return SRS_ERR(kErrorFlvHeader, "FLV offset %u", left_);
+                    left_ -= kFlvHeaderSize;
+                    expected_previous_ = 0;
+                    state_ = kHeaderSkip;
+                    break;
+                case kHeaderSkip: {
+                    const uint32_t k = static_cast<uint32_t>(std::min<size_t>(left_, end - p));
+                    p += k;
+                    left_ -= k;
+                    if (left_ == 0) state_ = kPrevious;
+                    break;
+                }
+                case kTagHeader:
+                    if (!gather(&p, end, kFlvTagHeaderSize)) break;
+                    type_ = small_[0] & 0x1f;
+                    if ((small_[0] & 0xe0) || (type_ != kFlvTagAudio && type_ != kFlvTagVideo && type_ != kFlvTagScript)) {
+                        return SRS_ERR(kErrorFlvTagType, "FLV tag byte 0x%02x", small_[0]);
+                    }
+                    size_ = left_ = be24(small_ + 1);
+                    timestamp_ = be24(small_ + 4) | (static_cast<uint32_t>(small_[7]) << 24);
+                    expected_previous_ = static_cast<uint32_t>(kFlvTagHeaderSize) + size_;
+                    prefix_size_ = 0;
+                    state_ = kBody;
+                    if (left_ == 0) state_ = kPrevious;
+                    if (left_ == 0 && !on_tag(type_, timestamp_, prefix_, 0)) *stop = true;
+                    break;
+                case kBody: {
+                    const uint32_t k = static_cast<uint32_t>(std::min<size_t>(left_, end - p));
+                    const uint32_t want = static_cast<uint32_t>(std::min<size_t>(size_, kBodyPrefix));
+                    if (prefix_size_ < want) {
+                        const uint32_t c = std::min(want - prefix_size_, k);
+                        memcpy(prefix_ + prefix_size_, p, c);
+                        prefix_size_ += c;
+                    }
+                    p += k;
+                    left_ -= k;
+                    if (left_ == 0) {
+                        state_ = kPrevious;
+                        if (!on_tag(type_, timestamp_, prefix_, prefix_size_)) *stop = true;
+                    }
+                    break;
+                }
+                case kPrevious:
+                    if (!gather(&p, end, kFlvPreviousTagSize)) break;
+                    if (be32(small_) != expected_previous_) {
+                        return SRS_ERR(kErrorFlvTagSize, "PreviousTagSize %u, expected %u", be32(small_),
+                                       expected_previous_);
+                    }
+                    state_ = kTagHeader;
+                    break;
+            }
+            if (*stop) return Error();
+        }
+        return Error();
+    }
+    bool at_boundary() const { return state_ == kTagHeader && have_ == 0; }
+
+  private:
+    enum State : uint8_t { kHeader, kHeaderSkip, kTagHeader, kBody, kPrevious };
+    bool gather(const uint8_t** p, const uint8_t* end, size_t need) {
+        const size_t k = std::min(need - have_, static_cast<size_t>(end - *p));
+        memcpy(small_ + have_, *p, k);
+        *p += k;
+        have_ += k;
+        if (have_ < need) return false;
+        have_ = 0;
+        return true;
+    }
+
+    State state_ = kHeader;
+    uint8_t type_ = 0;
+    uint8_t small_[kFlvTagHeaderSize] = {};
+    size_t have_ = 0;
+    uint32_t timestamp_ = 0;
+    uint32_t size_ = 0;
+    uint32_t left_ = 0;
+    uint32_t expected_previous_ = 0;
+    uint32_t prefix_size_ = 0;
+    uint8_t prefix_[kBodyPrefix] = {};
+};
+
+// Takes a chunked body (RFC 9112 7.1) in pieces and hands the chunk data to
+// on_data(p, n), which returns an Error. done() after the last chunk.
+class Dechunker {
+  public:
+    template <typename OnData>
+    Error feed(const uint8_t* p, size_t n, OnData&& on_data) {
+        const uint8_t* const end = p + n;
+        while (p < end && state_ != kDone) {
+            if (state_ == kData) {
+                const size_t k = static_cast<size_t>(std::min<uint64_t>(left_, static_cast<uint64_t>(end - p)));
+                if (Error err = on_data(p, k); !err.ok()) return err;
+                p += k;
+                left_ -= k;
+                if (left_ == 0) state_ = kDataEnd;
+                continue;
+            }
+            const uint8_t c = *p++;
+            if (++line_ > 1024) return SRS_ERR(kErrorHttpBadChunkSize, "chunk line too long");
+            if (state_ == kSize) {
+                if (c == '\n') {
+                    if (!digits_) return SRS_ERR(kErrorHttpBadChunkSize, "chunk-size line without a size");
+                    state_ = left_ ? kData : kTrailer;
+                    line_ = 0;
+                    digits_ = ext_ = false;
+                } else if (ext_ || c == '\r') {
+                } else if (c == ';' || c == ' ' || c == '\t') {
+                    ext_ = true;
+                } else {
+                    const int v = (c >= '0' && c <= '9') ? c - '0' : ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') ? (c | 0x20) - 'a' + 10 : -1;
+                    if (v < 0 || (left_ >> 40)) return SRS_ERR(kErrorHttpBadChunkSize, "bad chunk-size byte 0x%02x", c);
+                    left_ = left_ * 16 + static_cast<uint64_t>(v);
+                    digits_ = true;
+                }
+            } else if (state_ == kDataEnd) {
+                if (c == '\n') {
+                    state_ = kSize;
+                    line_ = 0;
+                } else if (c != '\r') {
+                    return SRS_ERR(kErrorHttpBadChunkEnd, "chunk data not followed by CRLF");
+                }
+            } else if (state_ == kTrailer) {
+                if (c == '\n') {
+                    if (line_ <= 2) state_ = kDone;  // the empty line
+                    line_ = 0;
+                }
+            }
+        }
+        return Error();
+    }
+    bool done() const { return state_ == kDone; }
+
+  private:
+    enum State : uint8_t { kSize, kData, kDataEnd, kTrailer, kDone };
+    State state_ = kSize;
+    bool digits_ = false;
+    bool ext_ = false;
+    uint32_t line_ = 0;
+    uint64_t left_ = 0;
+};
+
+// The one read buffer of every HTTP-FLV player: a player parses all it read
+// before it can block again, so no other player touches it in between.
+constexpr size_t kReadBufferSize = 128 * 1024;
+uint8_t g_read_buffer[kReadBufferSize];
+
+// ---- sessions ----
+
+// Where a play session's messages go.
+class MediaSink {
+  public:
+    virtual ~MediaSink() = default;
+    // Connected: TCP (HTTP-FLV), or TCP, handshake and the connect command (RTMP).
+    virtual void on_connected() {}
+    // The server accepted the play (NetStream.Play.Start, HTTP 200), at wall time `now`.
+    virtual void on_play(utime_t now) = 0;
+    // One audio (8), video (9) or data (18) message. `p` holds the whole
+    // payload (RTMP) or its first min(size, 64) bytes (HTTP-FLV); it arrived
+    // completely at wall time user_us, and kernel_us is when the kernel
+    // received the last of it (0: unknown). False ends the session.
+    virtual bool on_message(uint8_t type, uint32_t ts, const uint8_t* p, size_t n, utime_t user_us,
+                            utime_t kernel_us) = 0;
+};
+
+// One RTMP play session; success when the server ended it or the sink did.
+Error play_rtmp(const std::string& url, utime_t timeout, MediaSink* sink, ClientStats* stats) {
+    std::unique_ptr<RtmpClient> client(new RtmpClient());
+    if (Error err = client->connect(url, timeout); !err.ok()) return err;
+    sink->on_connected();
+    if (Error err = client->play(); !err.ok()) return err;
+    sink->on_play(wall_us());
+    RtmpMessage msg;
+    while (true) {
+        Error err = client->recv_message(&msg);
+        stats->session_bytes = client->bytes_in();
+        if (!err.ok()) {
+            if (err.code() != kErrorSocketClosed) return err;
+            err.ignore();  // the server ended the session
+            return Error();
+        }
+        if (!sink->on_message(msg.type, msg.timestamp, msg.payload.data(), msg.payload.size(), wall_us(), 0)) {
+            return Error();
+        }
+    }
+}
+
+// A socket error as TcpConn reports them, so the failure kinds match.
+Error socket_error(const char* what, ssize_t n) {
+    if (n == 0) return SRS_ERR(kErrorSocketClosed, "%s: peer closed", what);
+    if (errno == ETIME) return SRS_ERR(kErrorSocketTimeout, "%s: timed out", what);
+    if (errno == EINTR) return SRS_ERR(kErrorThreadInterrupted, "%s: interrupted", what);
+    if (errno == ECONNRESET || errno == EPIPE) return SRS_ERR(kErrorSocketClosed, "%s: %s", what, strerror(errno));
+    return SRS_ERR(strcmp(what, "read") == 0 ? kErrorSocketRead : kErrorSocketWrite, "%s: %s", what, strerror(errno));
+}
+
+// Closes a state-threads socket when it goes out of scope.
+struct NetFd {
+    st_netfd_t fd = nullptr;
+    ~NetFd() {
+        if (fd) st_netfd_close(fd);
+    }
+};
+
+// The status and body framing of an HTTP response head.
+Error parse_response_head(const std::string& head, bool* chunked) {
+    *chunked = false;
+    // "HTTP/1.x 200 ..."
+    if (head.size() < 12 || head.compare(0, 7, "HTTP/1.") != 0 || head[8] != ' ') {
+        return SRS_ERR(kErrorHttpBadRequestLine, "bad status line");
+    }
+    const int status = atoi(head.c_str() + 9);
+    if (status != 200) return SRS_ERR(kErrorRtmpClientRejected, "HTTP %d", status);
+    size_t at = head.find("\r\n");
+    while (at != std::string::npos && at + 2 < head.size()) {
+        const size_t next = head.find("\r\n", at + 2);
+        std::string_view field(head.data() + at + 2, (next == std::string::npos ? head.size() : next) - at - 2);
+        const size_t colon = field.find(':');
+        if (colon != std::string_view::npos && http_iequals(field.substr(0, colon), "Transfer-Encoding")) {
+            std::string value(field.substr(colon + 1));
+            for (char& c : value) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+            *chunked = value.find("chunked") != std::string::npos;
+        }
+        at = next;
+    }
+    return Error();
+}
+
+// One HTTP-FLV play session, read with recvmsg so that each read brings the
+// kernel's receive time (SO_TIMESTAMPNS). Success when the server ended the
+// response at a tag boundary or the sink ended the session.
+Error play_http(const HttpUrl& url, utime_t timeout, MediaSink* sink, ClientStats* stats) {
+    sockaddr_storage addr;
+    socklen_t len = 0;
+    if (Error err = make_sockaddr(url.host, url.port, &addr, &len); !err.ok()) return err;
+    const int osfd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (osfd < 0) return SRS_ERR(kErrorSocketCreate, "socket: %s", strerror(errno));
+    const int on = 1;
+    setsockopt(osfd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));  // without it: no kernel times
+    NetFd nfd;
+    nfd.fd = st_netfd_open_socket(osfd);
+    if (!nfd.fd) {
+        ::close(osfd);
+        return SRS_ERR(kErrorSocketCreate, "open netfd: %s", strerror(errno));
+    }
+    if (st_connect(nfd.fd, reinterpret_cast<sockaddr*>(&addr), len, timeout) < 0) {
+        if (errno == ETIME) return SRS_ERR(kErrorSocketTimeout, "connect %s:%d timed out", url.host.c_str(), url.port);
+        if (errno == EINTR) return SRS_ERR(kErrorThreadInterrupted, "connect: interrupted");
+        return SRS_ERR(kErrorSocketConnect, "connect %s:%d: %s", url.host.c_str(), url.port, strerror(errno));
+    }
+    sink->on_connected();
+    {
+        const std::string req = "GET " + url.target + " HTTP/1.1\r\nHost: " + url.host_header +
+                                "\r\nUser-Agent: sb_latency\r\nAccept: */*\r\nConnection: close\r\n\r\n";
+        if (st_write(nfd.fd, req.data(), req.size(), timeout) < 0) return socket_error("write", -1);
+    }
+
+    std::string head;
+    bool in_head = true, chunked = false, stop = false;
+    FlvTagReader flv;
+    Dechunker dechunk;
+    utime_t user_us = 0, kernel_us = 0;  // of the current read
+    auto on_tag = [&](uint8_t type, uint32_t ts, const uint8_t* p, size_t n) {
+        return sink->on_message(type, ts, p, n, user_us, kernel_us);
+    };
+    auto on_data = [&](const uint8_t* p, size_t n) { return flv.feed(p, n, &stop, on_tag); };
+    uint64_t received = 0;
+    alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(struct timespec)) + 64];
+    while (true) {
+        struct iovec iov = {g_read_buffer, kReadBufferSize};
+        struct msghdr msg = {};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof(control);
+        const int n = st_recvmsg(nfd.fd, &msg, 0, timeout);
+        user_us = wall_us();
+        if (n <= 0) {
+            Error err = socket_error("read", n);
+            if (err.code() != kErrorSocketClosed) return err;
+            if (in_head) return SRS_WRAP(err, "closed before the response head ended");
+            if (chunked && !dechunk.done()) return SRS_WRAP(err, "closed inside the chunked body");
+            if (!flv.at_boundary()) return SRS_WRAP(err, "closed inside an FLV tag");
+            err.ignore();  // the server ended the response
+            return Error();
+        }
+        kernel_us = 0;
+        for (struct cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+                struct timespec ts;
+                memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+                kernel_us = static_cast<utime_t>(ts.tv_sec) * kUsPerSecond + ts.tv_nsec / 1000;
+            }
+        }
+        received += static_cast<uint64_t>(n);
+        stats->session_bytes = received;
+        const uint8_t* p = g_read_buffer;
+        size_t left = static_cast<size_t>(n);
+        if (in_head) {
+            const size_t old = head.size();
+            head.append(reinterpret_cast<const char*>(p), std::min<size_t>(left, 16384));
+            const size_t pos = head.find("\r\n\r\n", old >= 3 ? old - 3 : 0);
+            if (pos == std::string::npos) {
+                if (head.size() >= 16384) return SRS_ERR(kErrorHttpHeadersTooLarge, "response head too large");
+                continue;
+            }
+            const size_t used = pos + 4 - old;
+            head.resize(pos + 4);
+            if (Error err = parse_response_head(head, &chunked); !err.ok()) return err;
+            std::string().swap(head);
+            in_head = false;
+            sink->on_play(user_us);
+            p += used;
+            left -= used;
+        }
+        Error err = chunked ? dechunk.feed(p, left, on_data) : on_data(p, left);
+        if (!err.ok()) return err;
+        if (stop) return Error();
+        if (chunked && dechunk.done()) {
+            if (!flv.at_boundary()) return SRS_ERR(kErrorSocketClosed, "the chunked body ended inside an FLV tag");
+            return Error();
+        }
+    }
+}
+
+// ---- the players ----
+
+const char* session_error_kind(const Error& err) {
+    const int code = err.code();
+    if ((code > kErrorHttpBase && code < kErrorRtcBase) || (code >= kErrorFlvHeader && code <= kErrorFlvTagSize)) {
+        return "protocol";
+    }
+    return rtmp_client_error_kind(err);
+}
+
+// Logs the first few bad stamps.
+int g_bad_stamp_logs = 5;
+
+class Player : public ToolClient<Options, PlayerStats>, public MediaSink {
+  public:
+    Player(int index, const Options* opt, Probe* probe, ErrorLog* log)
+        : ToolClient("player", index, opt, log), probe_(probe) {}
+
+  private:
+    Error session() override {
+        verify_.reset();
+        nalu_length_size_ = 4;
+        play_start_ = INT64_MAX;
+        const utime_t timeout = opt_->timeout_ms * kUsPerMs;
+        if (probe_->scheme == Scheme::kRtmp) return play_rtmp(probe_->url, timeout, this, &stats_);
+        return play_http(probe_->http, timeout, this, &stats_);
+    }
+    const char* error_kind(const Error& err) const override { return session_error_kind(err); }
+
+    void on_play(utime_t now) override {
+        stats_.sessions++;
+        stats_.alive = true;
+        play_start_ = now;
+    }
+
+    bool on_message(uint8_t type, uint32_t ts, const uint8_t* p, size_t n, utime_t user_us,
+                    utime_t kernel_us) override {
+        stats_.messages++;
+        if (type == kFlvTagVideo) {
+            verify_.on_video(ts, p, n, &stats_);
+            measure(p, n, user_us, kernel_us);
+        } else if (type == kFlvTagAudio) {
+            verify_.on_audio(ts, p, n, &stats_);
+        } else {
+            stats_.data_messages++;
+        }
+        return true;
+    }
+
+    void measure(const uint8_t* p, size_t n, utime_t user_us, utime_t kernel_us) {
+        if (n == 0) return;
+        if (is_video_sequence_header(p, n)) {
+            if (int size = video_nalu_length_size(p, n); size > 0) nalu_length_size_ = size;
+            return;
+        }
+        uint64_t stamp = 0;
+        bool found = false;
+        if (Error err = find_latency_stamp(p, n, nalu_length_size_, &stamp, &found); !err.ok()) {
+            probe_->bad_stamps++;
+            if (g_bad_stamp_logs > 0) {
+                g_bad_stamp_logs--;
+                srs_warn("player %d: bad stamp: %s", index_, err.summary().c_str());
+            }
+            err.ignore();
+            return;
+        }
+        if (!found) {
+            probe_->unstamped++;
+            return;
+        }
+        const utime_t sent = static_cast<utime_t>(stamp);
+        if (sent < play_start_) {
+            probe_->cached++;
+            return;
+        }
+        if (sent < g_measure_from || g_stopping) {
+            probe_->warmup++;
+            return;
+        }
+        probe_->delay.add(user_us - sent);
+        probe_->delay_period.add(user_us - sent);
+        if (kernel_us > 0) {
+            probe_->kernel.add(kernel_us - sent);
+            probe_->kernel_period.add(kernel_us - sent);
+        }
+    }
+
+    Probe* probe_;
+    MediaVerifier verify_;
+    int nalu_length_size_ = 4;
+    utime_t play_start_ = INT64_MAX;
+};
+
+// The joins, one after another: each connects, plays until its first
+// decodable video frame, and leaves.
+class Joiner : public CoroutineHandler, public MediaSink {
+  public:
+    Joiner(const Options* opt, std::vector<std::unique_ptr<Probe>>* probes, ErrorLog* log)
+        : opt_(opt), probes_(probes), log_(log), co_("joiner", this) {}
+    Error start() { return co_.start(); }
+    void stop() { co_.stop(); }
+    int done() const { return done_; }
+
+  private:
+    Error cycle() override {
+        if (Error err = sleep_us(std::max<utime_t>(0, g_measure_from - wall_us())); !err.ok()) {
+            err.ignore();
+            return Error();
+        }
+        for (int i = 0; i < opt_->joins && !g_stopping; i++) {
+            Probe* probe = (*probes_)[i % probes_->size()].get();
+            seen_header_ = got_frame_ = false;
+            ClientStats stats;
+            start_us_ = monotonic_us();
+            const utime_t timeout = opt_->timeout_ms * kUsPerMs;
+            Error err = probe->scheme == Scheme::kRtmp ? play_rtmp(probe->url, timeout, this, &stats)
+                                                       : play_http(probe->http, timeout, this, &stats);
+            if (g_stopping || err.code() == kErrorThreadInterrupted) {
+                err.ignore();
+                break;
+            }
+            done_++;
+            if (got_frame_) {
+                probe->ttff.add(ttff_us_);
+                probe->join_connect.add(connect_us_);
+                probe->join_play.add(play_us_);
+                probe->joins_ok++;
+            } else {
+                probe->joins_failed++;
+                if (log_->budget > 0) {
+                    log_->budget--;
+                    srs_warn("join %d: no video frame: %s", i, err.ok() ? "the session ended" : err.summary().c_str());
+                } else {
+                    log_->suppressed++;
+                }
+            }
+            err.ignore();
+            if (Error e = sleep_us(opt_->join_interval_ms * kUsPerMs); !e.ok()) {
+                e.ignore();
+                break;
+            }
+        }
+        return Error();
+    }
+
+    void on_connected() override { connect_us_ = monotonic_us() - start_us_; }
+    void on_play(utime_t) override { play_us_ = monotonic_us() - start_us_; }
+    bool on_message(uint8_t type, uint32_t, const uint8_t* p, size_t n, utime_t, utime_t) override {
+        if (type != kFlvTagVideo || n == 0) return true;
+        if (is_video_sequence_header(p, n)) {
+            seen_header_ = true;
+            return true;
+        }
+        if (!seen_header_ || !is_video_keyframe(p, n)) return true;
+        ttff_us_ = monotonic_us() - start_us_;
+        got_frame_ = true;
+        return false;
+    }
+
+    const Options* opt_;
+    std::vector<std::unique_ptr<Probe>>* probes_;
+    ErrorLog* log_;
+    Coroutine co_;
+    int done_ = 0;
+    bool seen_header_ = false;
+    bool got_frame_ = false;
+    utime_t start_us_ = 0;
+    utime_t ttff_us_ = 0;
+    utime_t connect_us_ = 0;
+    utime_t play_us_ = 0;
+};
+
+// ---- the publisher ----
+
+struct MediaTag {
+    uint8_t type = 0;  // 8 audio, 9 video
+    uint32_t ts = 0;   // relative to the first media tag
+    bool sequence_header = false;
+    SharedBytes data;
+};
+
+struct Media {
+    bool has_metadata = false;
+    Amf0Value metadata;
+    std::vector<MediaTag> tags;  // audio and video, file order, sequence headers left out
+    SharedBytes video_header;
+    SharedBytes audio_header;
+    int nalu_length_size = 4;
+    uint32_t loop_duration_ms = 0;
+    size_t largest_video = 0;
+};
+
+Error load_flv(const std::string& path, Media* out) {
+    FILE* f = fopen(path.c_str(), "rb");
+    if (!f) return SRS_ERR(kErrorFileOpen, "open %s: %s", path.c_str(), strerror(errno));
+    std::vector<uint8_t> bytes;
+    uint8_t buf[64 * 1024];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) bytes.insert(bytes.end(), buf, buf + n);
+    const bool read_error = ferror(f);
+    fclose(f);
+    if (read_error) return SRS_ERR(kErrorFileRead, "read %s", path.c_str());
+
+    FlvReader reader;
+    std::vector<FlvTag> tags;
+    size_t consumed = 0;
+    if (Error err = reader.feed(bytes.data(), bytes.size(), &consumed, &tags); !err.ok()) {
+        return SRS_WRAP(err, "parse %s", path.c_str());
+    }
+    if (!reader.header_parsed()) return SRS_ERR(kErrorFlvHeader, "%s is not an FLV file", path.c_str());
+
+    bool have_first = false;
+    uint32_t first_ts = 0, last_ts = 0, prev_video = 0, video_interval = 0;
+    for (FlvTag& t : tags) {
+        if (t.type == kFlvTagScript) {
+            RtmpData data;
+            if (Error err = decode_rtmp_data_body(t.data.data(), t.data.size(), &data); !err.ok()) {
+                err.ignore();
+                continue;
+            }
+            if (!out->has_metadata && data.name == kRtmpDataOnMetaData && !data.values.empty() &&
+                data.values[0].has_properties()) {
+                out->has_metadata = true;
+                out->metadata = data.values[0];
+            }
+            continue;
+        }
+        const uint8_t* p = t.data.data();
+        const size_t size = t.data.size();
+        const bool header = t.type == kFlvTagVideo ? is_video_sequence_header(p, size) : is_audio_sequence_header(p, size);
+        if (header) {
+            // The first one of each; a file with a different one later is not
+            // what a probe needs.
+            if (t.type == kFlvTagVideo && !out->video_header) {
+                out->video_header = t.data;
+                if (int s = video_nalu_length_size(p, size); s > 0) out->nalu_length_size = s;
+            } else if (t.type == kFlvTagAudio && !out->audio_header) {
+                out->audio_header = t.data;
+            }
+            continue;
+        }
+        if (!have_first) {
+            have_first = true;
+            first_ts = t.timestamp;
+        }
+        uint32_t ts = t.timestamp >= first_ts ? t.timestamp - first_ts : 0;
+        ts = std::max(ts, last_ts);  // never backwards
+        last_ts = ts;
+        if (t.type == kFlvTagVideo) {
+            if (ts > prev_video) video_interval = ts - prev_video;
+            prev_video = ts;
+            out->largest_video = std::max(out->largest_video, size);
+        }
+        MediaTag m;
+        m.type = t.type;
+        m.ts = ts;
+        m.data = std::move(t.data);
+        out->tags.push_back(std::move(m));
+    }
+    if (!out->video_header) return SRS_ERR(kErrorFlvTagType, "%s has no video sequence header", path.c_str());
+    VideoPacketInfo info;
+    if (Error err = parse_video_packet(out->video_header.data(), out->video_header.size(), &info); !err.ok()) {
+        return SRS_WRAP(err, "%s: video sequence header", path.c_str());
+    }
+    if (info.codec != VideoCodec::kH264 && info.codec != VideoCodec::kH265) {
+        return SRS_ERR(kErrorFlvTagType, "%s: video is %s; the stamp needs H.264 or H.265", path.c_str(),
+                       video_codec_name(info.codec));
+    }
+    if (out->tags.empty()) return SRS_ERR(kErrorFlvTagType, "%s has no audio or video frames", path.c_str());
+    out->loop_duration_ms = last_ts + (video_interval ? video_interval : 40);
+    return Error();
+}
+
+struct PublisherStats : ClientStats {
+    uint64_t stamped = 0;      // video frames sent with a stamp
+    uint64_t measured = 0;     // of them, stamped while the measurement ran
+    uint64_t not_stamped = 0;  // video frames stamp_video_tag refused (sent as they are)
+};
+
+class Publisher : public ToolClient<Options, PublisherStats> {
+  public:
+    Publisher(const Options* opt, const Media* media, ErrorLog* log)
+        : ToolClient("publisher", 0, opt, log), media_(media), scratch_(media->largest_video + kLatencyStampMaxGrowth) {}
+
+  private:
+    Error session() override;
+    Error check_server(RtmpClient* client);
+
+    const Media* media_;
+    std::vector<uint8_t> scratch_;
+    std::vector<RtmpMessage> incoming_;
+};
+
+// Drains what the server sent; a status of level "error" ends the session.
+Error Publisher::check_server(RtmpClient* client) {
+    incoming_.clear();
+    if (Error err = client->poll_messages(&incoming_); !err.ok()) return err;
+    for (const RtmpMessage& msg : incoming_) {
+        if (!msg.is_command()) continue;
+        RtmpCommand cmd;
+        if (Error err = decode_rtmp_command(msg, &cmd); !err.ok()) return SRS_WRAP(err, "server command");
+        if (classify_rtmp_command(cmd.name) != RtmpCommandKind::kOnStatus) continue;
+        RtmpStatus status;
+        if (Error err = parse_rtmp_status(cmd, &status); !err.ok()) {
+            err.ignore();
+            continue;
+        }
+        if (status.level == kRtmpLevelError) {
+            return SRS_ERR(kErrorRtmpClientRejected, "server: %s %s", status.code.c_str(), status.description.c_str());
+        }
+    }
+    incoming_.clear();
+    return Error();
+}
+
+Error Publisher::session() {
+    std::unique_ptr<RtmpClient> client(new RtmpClient());
+    client->set_flash_ver("FMLE/3.0 (compatible; sb_latency)");
+    if (Error err = client->connect(opt_->publish_url, opt_->timeout_ms * kUsPerMs); !err.ok()) return err;
+    if (Error err = client->set_chunk_size(static_cast<uint32_t>(opt_->chunk_size)); !err.ok()) return err;
+    if (Error err = client->publish(); !err.ok()) return err;
+    stats_.sessions++;
+    stats_.alive = true;
+
+    const Media& m = *media_;
+    if (m.has_metadata) {
+        if (Error err = client->send_metadata(m.metadata); !err.ok()) return SRS_WRAP(err, "metadata");
+    }
+    if (Error err = client->send_media(kRtmpVideo, 0, m.video_header); !err.ok()) return SRS_WRAP(err, "video header");
+    if (m.audio_header) {
+        if (Error err = client->send_media(kRtmpAudio, 0, m.audio_header); !err.ok()) return SRS_WRAP(err, "audio header");
+    }
+    stats_.messages += m.audio_header ? 2 : 1;
+
+    const utime_t base = monotonic_us();
+    utime_t next_poll = base + kUsPerSecond;
+    uint64_t offset_ms = 0;
+    for (size_t i = 0;; i++) {
+        if (i == m.tags.size()) {
+            i = 0;
+            offset_ms += m.loop_duration_ms;
+        }
+        const MediaTag& tag = m.tags[i];
+        const uint64_t ts = offset_ms + tag.ts;
+        const utime_t due = base + static_cast<utime_t>(ts) * kUsPerMs;
+        utime_t now = monotonic_us();
+        if (now >= next_poll) {
+            if (Error err = check_server(client.get()); !err.ok()) return err;
+            next_poll = now + kUsPerSecond;
+            now = monotonic_us();
+        }
+        if (due > now) {
+            if (Error err = sleep_us(due - now); !err.ok()) return err;
+        }
+        SharedBytes payload = tag.data;
+        if (tag.type == kFlvTagVideo) {
+            size_t size = 0;
+            // Stamped right before the write: the server's delay starts here.
+            const uint64_t stamp = static_cast<uint64_t>(wall_us());
+            Error err = stamp_video_tag(tag.data.data(), tag.data.size(), m.nalu_length_size, stamp, scratch_.data(), &size);
+            if (err.ok()) {
+                payload = SharedBytes::copy_of(scratch_.data(), size);
+                stats_.stamped++;
+                if (static_cast<utime_t>(stamp) >= g_measure_from && !g_stopping) stats_.measured++;
+            } else {
+                stats_.not_stamped++;
+            }
+            err.ignore();
+        }
+        if (Error err = client->send_media(tag.type, static_cast<uint32_t>(ts), payload); !err.ok()) return err;
+        stats_.session_bytes = client->bytes_out();
+        stats_.messages++;
+        if (tag.type == kFlvTagVideo) {
+            stats_.video_frames++;
+            if (is_video_keyframe(tag.data.data(), tag.data.size())) stats_.keyframes++;
+        } else {
+            stats_.audio_frames++;
+        }
+    }
+}
+
+// ---- reports ----
+
+double ms(int64_t us) { return static_cast<double>(us) / 1000.0; }
+
+std::string percentiles_text(const Histogram& h) {
+    char buf[160];
+    snprintf(buf, sizeof(buf), "p50=%.2f p95=%.2f p99=%.2f max=%.2f ms", ms(h.percentile(0.5)), ms(h.percentile(0.95)),
+             ms(h.percentile(0.99)), ms(h.max()));
+    return buf;
+}
+
+std::string percentiles_json(const Histogram& h) {
+    char buf[256];
+    snprintf(buf, sizeof(buf),
+             "{\"samples\":%" PRIu64 ",\"p50\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"max\":%.3f,\"min\":%.3f,\"mean\":%.3f"
+             ",\"negative\":%" PRIu64 "}",
+             h.count(), ms(h.percentile(0.5)), ms(h.percentile(0.95)), ms(h.percentile(0.99)), ms(h.max()), ms(h.min()),
+             h.mean() / 1000.0, h.negative());
+    return buf;
+}
+
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (static_cast<unsigned char>(c) < 0x20) continue;
+        out += c;
+    }
+    return out + "\"";
+}
+
+void usage(const char* argv0) {
+    printf("Usage: %s -i FILE.flv -p PUBLISH_URL -r PLAY_URL [-r PLAY_URL...] [options]\n"
+           "  -i FILE      FLV file to publish (H.264 or H.265 video), looped, paced by its timestamps\n"
+           "  -p URL       rtmp://ip[:port]/app/stream to publish to\n"
+           "  -r URL       a URL of the same stream to play: rtmp://... or http://.../app/stream.flv;\n"
+           "               repeat for several (the players take them in turn)\n"
+           "  -c PLAYERS   players to run (default 1)\n"
+           "  -s MS        spread the players' start over MS milliseconds (default 0: all at once)\n"
+           "  --warmup S   seconds after the spread before frames count (default 2)\n"
+           "  --joins N    after the warm-up, N players join one after another and leave at their\n"
+           "               first video frame: time to first frame (default 0)\n"
+           "  --join-interval MS  between two joins (default 200)\n"
+           "  -t SECONDS   run time from the players' start; 0 runs until SIGINT/SIGTERM (default 0)\n"
+           "  -m MS        report interval (default 5000)\n"
+           "  -d MS        wait before playing again after the server ended a session (default 1000)\n"
+           "  -e MS        wait before retrying after a failed session (default 3000)\n"
+           "  --timeout MS connect/receive timeout (default 10000)\n"
+           "  --chunk-size N  RTMP chunk size the publisher sends with (default 60000)\n"
+           "  --json       print the summary as one JSON object on the last line\n"
+           "Exit code: 0; 1 when the file cannot be used, the publisher never got on, or a\n"
+           "verification failed (timestamps going back, a session starting without a keyframe, a\n"
+           "stream that does not parse, a stamp that does not parse); 2 for bad arguments.\n",
+           argv0);
+}
+
+Options parse_options(int argc, char** argv) {
+    Options opt;
+    const struct option longs[] = {{"json", no_argument, nullptr, 'j'},
+                                   {"timeout", required_argument, nullptr, 'o'},
+                                   {"joins", required_argument, nullptr, 'J'},
+                                   {"join-interval", required_argument, nullptr, 'I'},
+                                   {"warmup", required_argument, nullptr, 'W'},
+                                   {"chunk-size", required_argument, nullptr, 'k'},
+                                   {"help", no_argument, nullptr, 'h'},
+                                   {nullptr, 0, nullptr, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "c:r:p:i:s:d:e:m:t:h", longs, nullptr)) != -1) {
+        switch (c) {
+            case 'r': opt.urls.push_back(optarg); continue;
+            case 'p': opt.publish_url = optarg; continue;
+            case 'i': opt.input = optarg; continue;
+            case 'J': opt.joins = parse_int(optarg, "--joins", 0, 100000); continue;
+            case 'I': opt.join_interval_ms = parse_int(optarg, "--join-interval", 0, 600000); continue;
+            case 'k': opt.chunk_size = parse_int(optarg, "--chunk-size", 128, 65536); continue;
+            case 'W': {
+                char* end = nullptr;
+                opt.warmup_s = strtod(optarg, &end);
+                if (!end || *end || opt.warmup_s < 0 || opt.warmup_s > 3600) {
+                    fprintf(stderr, "bad --warmup: %s\n", optarg);
+                    exit(2);
+                }
+                continue;
+            }
+            case 'h': usage(argv[0]); exit(0);
+            default: break;
+        }
+        if (!parse_common_option(c, optarg, &opt)) {
+            usage(argv[0]);
+            exit(2);
+        }
+    }
+    if (optind < argc || opt.urls.empty() || opt.publish_url.empty() || opt.input.empty()) {
+        usage(argv[0]);
+        exit(2);
+    }
+    opt.url = opt.urls[0];
+    return opt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options opt = parse_options(argc, argv);
+    raise_fd_limit(opt.clients + 2, "players");
+
+    std::vector<std::unique_ptr<Probe>> probes;
+    for (const std::string& url : opt.urls) {
+        auto probe = std::make_unique<Probe>();
+        probe->url = url;
+        if (url.compare(0, 7, "rtmp://") == 0) {
+            probe->scheme = Scheme::kRtmp;
+            if (!check_rtmp_url(url)) return 2;
+        } else {
+            probe->scheme = Scheme::kHttp;
+            if (Error err = parse_http_url(url, &probe->http); !err.ok()) {
+                fprintf(stderr, "bad url %s: %s\n", url.c_str(), err.summary().c_str());
+                return 2;
+            }
+        }
+        probes.push_back(std::move(probe));
+    }
+    if (!check_rtmp_url(opt.publish_url)) return 2;
+
+    Media media;
+    if (Error err = load_flv(opt.input, &media); !err.ok()) {
+        fprintf(stderr, "input: %s\n", err.summary().c_str());
+        return 1;
+    }
+    SignalPipe signals;
+    if (!prepare_run(opt, &signals, [](const std::string&) { return true; })) return 2;
+
+    ErrorLog error_log;
+    Publisher publisher(&opt, &media, &error_log);
+    if (Error err = publisher.start(); !err.ok()) {
+        fprintf(stderr, "start publisher: %s\n", err.summary().c_str());
+        return 2;
+    }
+    // Players of HTTP-FLV get a 404 until the stream is published.
+    const utime_t publish_deadline = monotonic_us() + opt.timeout_ms * kUsPerMs;
+    while (!publisher.stats().alive && monotonic_us() < publish_deadline) {
+        if (Error err = sleep_us(10 * kUsPerMs); !err.ok()) {
+            err.ignore();
+            break;
+        }
+    }
+    if (!publisher.stats().alive) {
+        fprintf(stderr, "the publisher did not get on %s in %d ms\n", opt.publish_url.c_str(), opt.timeout_ms);
+        g_stopping = true;
+        publisher.interrupt();
+        publisher.stop();
+        return 1;
+    }
+
+    const utime_t start = monotonic_us();
+    g_measure_from = wall_us() + (opt.startup_spread_ms + static_cast<utime_t>(opt.warmup_s * 1000)) * kUsPerMs;
+    std::vector<std::unique_ptr<Player>> players;
+    if (!start_clients(opt.clients, &players, [&](int i) {
+            Probe* probe = probes[i % probes.size()].get();
+            probe->players++;
+            return new Player(i, &opt, probe, &error_log);
+        })) {
+        return 2;
+    }
+    Joiner joiner(&opt, &probes, &error_log);
+    if (opt.joins > 0) {
+        if (Error err = joiner.start(); !err.ok()) {
+            fprintf(stderr, "start joiner: %s\n", err.summary().c_str());
+            return 2;
+        }
+    }
+    printf("[%s] sb_latency: %s to %s, %d players of", now_text().c_str(), opt.input.c_str(), opt.publish_url.c_str(),
+           opt.clients);
+    for (const auto& p : probes) printf(" %s", p->url.c_str());
+    printf(", spread %d ms, warm-up %g s, %d joins, report every %d ms, run %g s (0: until SIGINT)\n",
+           opt.startup_spread_ms, opt.warmup_s, opt.joins, opt.report_ms, opt.duration_s);
+    fflush(stdout);
+
+    auto sum = [&] { return sum_players(players); };
+    run_reports(opt, &signals, &error_log, start, sum, [&](const PlayerTotals& t, const ReportPeriod& r) {
+        const PublisherStats& ps = publisher.stats();
+        printf("[%s] time=%ds players=%d alive=%d kbps=%d errors=%" PRIu64 " verify=%s; publisher alive=%d "
+               "stamped=%" PRIu64 "\n",
+               now_text().c_str(), r.elapsed_s, t.clients, t.alive, r.kbps, t.error_total,
+               player_verify_failed(t) ? "FAIL" : "ok", ps.alive, ps.stamped);
+        for (auto& p : probes) {
+            printf("  %-8s frames=+%" PRIu64 " delay %s", p->protocol(), p->delay_period.count(),
+                   percentiles_text(p->delay_period).c_str());
+            if (p->scheme == Scheme::kHttp) printf("; kernel %s", percentiles_text(p->kernel_period).c_str());
+            printf("\n");
+            p->delay_period.reset();
+            p->kernel_period.reset();
+        }
+    });
+
+    g_stopping = true;
+    joiner.stop();
+    PlayerTotals t = stop_clients(players, sum);
+    publisher.interrupt();
+    publisher.stop();
+    const utime_t elapsed = std::max<utime_t>(monotonic_us() - start, 1);
+    const uint64_t kbps = t.bytes * 8 * 1000 / static_cast<uint64_t>(elapsed);
+    const PublisherStats& ps = publisher.stats();
+
+    uint64_t bad_stamps = 0;
+    for (const auto& p : probes) bad_stamps += p->bad_stamps;
+    const bool verify_failed = player_verify_failed(t) || bad_stamps > 0;
+
+    print_summary_head(t, elapsed);
+    print_player_summary(t, kbps);
+    printf("  publisher: sessions %u, video %u (stamped %" PRIu64 ", %" PRIu64 " of them measured; not stamped %" PRIu64
+           "), audio %u\n",
+           ps.sessions, ps.video_frames, ps.stamped, ps.measured, ps.not_stamped, ps.audio_frames);
+    for (const auto& p : probes) {
+        printf("  %s %s: %d players, %" PRIu64 " delay samples (cached %" PRIu64 ", warm-up %" PRIu64
+               ", unstamped %" PRIu64 ", bad %" PRIu64 ")\n",
+               p->protocol(), p->url.c_str(), p->players, p->delay.count(), p->cached, p->warmup, p->unstamped,
+               p->bad_stamps);
+        printf("    delay  %s (mean %.2f)\n", percentiles_text(p->delay).c_str(), p->delay.mean() / 1000.0);
+        if (p->scheme == Scheme::kHttp) {
+            printf("    kernel %s (mean %.2f)\n", percentiles_text(p->kernel).c_str(), p->kernel.mean() / 1000.0);
+        }
+        if (p->joins_ok + p->joins_failed > 0) {
+            printf("    time to first frame: %d joins, %d failed, p50=%.1f p95=%.1f max=%.1f ms (p50 connected "
+                   "after %.1f ms, play accepted after %.1f ms)\n",
+                   p->joins_ok + p->joins_failed, p->joins_failed, ms(p->ttff.percentile(0.5)),
+                   ms(p->ttff.percentile(0.95)), ms(p->ttff.max()), ms(p->join_connect.percentile(0.5)),
+                   ms(p->join_play.percentile(0.5)));
+        }
+    }
+    if (opt.json) {
+        unsigned publisher_errors = 0;
+        for (uint16_t e : ps.errors) publisher_errors += e;
+        std::string streams = "[";
+        for (const auto& p : probes) {
+            if (streams.size() > 1) streams += ",";
+            char head[512];
+            snprintf(head, sizeof(head),
+                     "{\"url\":%s,\"protocol\":\"%s\",\"players\":%d,\"frames\":%" PRIu64 ",\"cached_frames\":%" PRIu64
+                     ",\"warmup_frames\":%" PRIu64 ",\"unstamped_frames\":%" PRIu64 ",\"bad_stamps\":%" PRIu64,
+                     json_string(p->url).c_str(), p->protocol(), p->players, p->delay.count(), p->cached, p->warmup,
+                     p->unstamped, p->bad_stamps);
+            streams += head;
+            streams += ",\"latency_ms\":" + percentiles_json(p->delay);
+            streams += ",\"kernel_latency_ms\":" + (p->scheme == Scheme::kHttp ? percentiles_json(p->kernel) : "null");
+            char ttff[256];
+            snprintf(ttff, sizeof(ttff),
+                     ",\"ttff_ms\":{\"joins\":%d,\"ok\":%d,\"failed\":%d,\"p50\":%.3f,\"p95\":%.3f,\"max\":%.3f"
+                     ",\"connected_p50\":%.3f,\"play_p50\":%.3f}}",
+                     p->joins_ok + p->joins_failed, p->joins_ok, p->joins_failed, ms(p->ttff.percentile(0.5)),
+                     ms(p->ttff.percentile(0.95)), ms(p->ttff.max()), ms(p->join_connect.percentile(0.5)),
+                     ms(p->join_play.percentile(0.5)));
+            streams += ttff;
+        }
+        streams += "]";
+        printf("{\"players\":%d,\"alive\":%d,\"failed\":%d,\"elapsed_ms\":%" PRId64 ",\"kbps\":%" PRIu64
+               ",\"video_frames\":%" PRIu64 ",\"audio_frames\":%" PRIu64 ",\"sessions\":%" PRIu64
+               ",\"reconnects\":%" PRIu64 ",\"first_video_keyframe_ok\":%d,\"first_video_keyframe_bad\":%" PRIu64
+               ",\"ts_monotonic_violations\":%" PRIu64 ",\"errors\":%s,\"joins_done\":%d"
+               ",\"publisher\":{\"alive\":%s,\"sessions\":%u,\"video_frames\":%u,\"stamped\":%" PRIu64
+               ",\"measured\":%" PRIu64 ",\"not_stamped\":%" PRIu64 ",\"audio_frames\":%u,\"errors\":%u},\"streams\":%s,\"verify_ok\":%s}\n",
+               t.clients, t.alive, t.failed, static_cast<int64_t>(elapsed / kUsPerMs), kbps, t.video_frames,
+               t.audio_frames, t.sessions, t.reconnects, t.first_video_keyframe_ok, t.keyframe_bad, t.ts_violations,
+               errors_json(t).c_str(), joiner.done(), ps.sessions > 0 ? "true" : "false", ps.sessions,
+               ps.video_frames, ps.stamped, ps.measured, ps.not_stamped, ps.audio_frames,
+               publisher_errors,
+               streams.c_str(), verify_failed ? "false" : "true");
+    }
+    fflush(stdout);
+    return verify_failed ? 1 : 0;
+}
