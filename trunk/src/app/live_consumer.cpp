@@ -27,7 +27,7 @@ utime_t LiveConsumer::duration_us() const {
 
 bool LiveConsumer::ready() const {
     if (queue_.empty()) return false;
-    if (options_.realtime) return true;
+    if (options_.realtime || primed_) return true;
     return static_cast<int>(queue_.size()) > options_.mw_msgs && duration_us() >= options_.mw_latency_us;
 }
 
@@ -94,6 +94,7 @@ size_t LiveConsumer::dump(std::vector<LiveMessagePtr>* out, size_t max) {
         n++;
     }
     if (source_) source_->add_send_bytes(bytes);
+    if (n > 0) primed_ = false;
     return n;
 }
 

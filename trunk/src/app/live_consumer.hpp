@@ -43,6 +43,9 @@ class LiveConsumer {
     void wakeup();
     // Drop video until a keyframe (a player that joins without a GOP).
     void start_at_keyframe() { wait_keyframe_ = true; has_video_ = true; }
+    // What a joining player was primed with (headers, GOP cache) leaves at
+    // its first wait, not after mw_latency: time to first frame.
+    void deliver_primed_now() { primed_ = !queue_.empty(); }
 
     // Player side. Waits until the merged-write condition holds or timeout.
     void wait(utime_t timeout_us);
@@ -72,6 +75,7 @@ class LiveConsumer {
     bool has_video_ = false;
     bool wait_keyframe_ = false;
     bool waiting_ = false;
+    bool primed_ = false;  // deliver_primed_now() until the first dump
     bool paused_ = false;
     bool unpublished_ = false;
     bool republished_ = false;

@@ -184,6 +184,7 @@ LiveConsumer* LiveSource::create_consumer(const ConsumerOptions& options) {
         // No GOP to start from: hold the player until a keyframe arrives.
         consumer->start_at_keyframe();
     }
+    consumer->deliver_primed_now();
     consumers_.push_back(consumer);
     return consumer;
 }

@@ -30,9 +30,10 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
     options.mw_latency_us = config.vhost_get_int(req_.vhost, "play.mw_latency") * kUsPerMs;
     options.mw_msgs = static_cast<int>(config.vhost_get_int(req_.vhost, "play.mw_msgs"));
     if (options.realtime && !config.vhost_is_set(req_.vhost, "play.mw_msgs")) options.mw_msgs = 0;
-    if (config.vhost_get_bool(req_.vhost, "tcp_nodelay")) {
-        if (Error err = socket()->set_nodelay(true); !err.ok()) srs_warn("%s", err.summary().c_str());
-    }
+    // No Nagle while the player joins: the play reply and the first media
+    // batch right behind it would otherwise wait for the player's delayed
+    // ACK (~40 ms of time to first frame). tcp_nodelay decides afterwards.
+    if (Error err = socket()->set_nodelay(true); !err.ok()) srs_warn("%s", err.summary().c_str());
 
     // StreamBegin, the two onStatus and the data messages in one write.
     transport_.cork();
@@ -77,6 +78,7 @@ Error RtmpServerConnection::play_loop(LiveSource* source, LiveConsumer* consumer
     utime_t start = monotonic_us();
     utime_t last_print = start;
     uint64_t last_out = socket()->send_bytes();
+    bool joining = true;  // until the first media batch left
     while (true) {
         if (Error err = pull(); !err.ok()) return err;
 
@@ -108,6 +110,10 @@ Error RtmpServerConnection::play_loop(LiveSource* source, LiveConsumer* consumer
         consumer->dump(&msgs, kMaxMessagesPerSend);
         if (!msgs.empty()) {
             if (Error err = sender.send(msgs); !err.ok()) return SRS_WRAP(err, "play %s", req_.stream_url().c_str());
+            if (joining && !ctx_->config().vhost_get_bool(req_.vhost, "tcp_nodelay")) {
+                if (Error err = socket()->set_nodelay(false); !err.ok()) srs_warn("%s", err.summary().c_str());
+            }
+            joining = false;
         }
 
         utime_t now = monotonic_us();

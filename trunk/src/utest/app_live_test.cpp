@@ -201,3 +201,26 @@ TEST_F(AppLiveTest, BadMediaIsAnError) {
     Error err = source.on_video(0, SharedBytes::copy_of(junk, 1));
     EXPECT_NE(err.code(), kSuccess);
 }
+
+TEST_F(AppLiveTest, JoiningConsumerGetsItsPrimedMessagesAtOnce) {
+    LiveSource source("__defaultVhost__", "live", "s");
+    ASSERT_TRUE(source.on_publish("pub", SourceOptions()).ok());
+    ASSERT_TRUE(source.on_video(0, video(true, true)).ok());
+    ASSERT_TRUE(source.on_video(0, video(true)).ok());  // a GOP that just began: 0 ms long
+    ConsumerOptions opts;
+    opts.mw_latency_us = 350 * kUsPerMs;
+    opts.mw_msgs = 8;
+    std::unique_ptr<LiveConsumer> c(source.create_consumer(opts));
+    // Merged write would wait 350 ms; the primed header and keyframe go now.
+    utime_t t0 = monotonic_us();
+    c->wait(kUsPerSecond);
+    EXPECT_LT(monotonic_us() - t0, 10 * kUsPerMs);
+    std::vector<LiveMessagePtr> out;
+    c->dump(&out, 10);
+    EXPECT_EQ(out.size(), 2u);
+    // After that, merged write as usual.
+    ASSERT_TRUE(source.on_video(40, video(false)).ok());
+    t0 = monotonic_us();
+    c->wait(30 * kUsPerMs);  // not ready: times out
+    EXPECT_GE(monotonic_us() - t0, 25 * kUsPerMs);
+}
