@@ -157,6 +157,21 @@ class SrsProcess:
         return text if ("ERROR: AddressSanitizer" in text or "ERROR: LeakSanitizer" in text) else ""
 
 
+def stop_process(proc):
+    """Stops a client process a test started, by PID, and reaps it."""
+    if proc is None:
+        return
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGKILL)
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    for stream in (proc.stdout, proc.stderr):
+        if stream:
+            stream.close()
+
+
 def stop_and_check(servers):
     for s in servers:
         s.stop()

@@ -4,9 +4,7 @@ small fake server here that sends close-delimited or chunked FLV and closes
 at a tag boundary or inside a tag. Every process started here is stopped by
 PID in a finally block; the fake server's threads end with it."""
 import json
-import os
 import random
-import signal
 import socket
 import subprocess
 import threading
@@ -15,26 +13,12 @@ import time
 import pytest
 
 from conftest import TRUNK, free_port, wait_until
+from conftest import stop_process as stop
 from media import Publisher, wait_for_publish
 
 LOAD = TRUNK / "objs" / "sb_http_load"
 
 FPS = 25  # the media fixture's frame rate
-
-
-def stop(proc):
-    """Stops a process we started, by PID, and reaps it."""
-    if proc is None:
-        return
-    if proc.poll() is None:
-        os.kill(proc.pid, signal.SIGKILL)
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
-    for stream in (proc.stdout, proc.stderr):
-        if stream:
-            stream.close()
 
 
 def summary_of(stdout):

@@ -10,26 +10,12 @@ import time
 import pytest
 
 from conftest import TRUNK, free_port, wait_until
+from conftest import stop_process as stop
 
 LOAD = TRUNK / "objs" / "sb_rtmp_load"
 PUBLISH = TRUNK / "objs" / "sb_rtmp_publish"
 
 FPS = 25
-
-
-def stop(proc):
-    """Stops a process we started, by PID, and reaps it."""
-    if proc is None:
-        return
-    if proc.poll() is None:
-        os.kill(proc.pid, signal.SIGKILL)
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
-    for stream in (proc.stdout, proc.stderr):
-        if stream:
-            stream.close()
 
 
 def start_ffmpeg_publisher(port, seconds=10, stream="livestream"):

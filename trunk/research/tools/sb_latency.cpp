@@ -781,40 +781,12 @@ struct Media {
 };
 
 Error load_flv(const std::string& path, Media* out) {
-    FILE* f = fopen(path.c_str(), "rb");
-    if (!f) return SRS_ERR(kErrorFileOpen, "open %s: %s", path.c_str(), strerror(errno));
-    std::vector<uint8_t> bytes;
-    uint8_t buf[64 * 1024];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) bytes.insert(bytes.end(), buf, buf + n);
-    const bool read_error = ferror(f);
-    fclose(f);
-    if (read_error) return SRS_ERR(kErrorFileRead, "read %s", path.c_str());
-
-    FlvReader reader;
     std::vector<FlvTag> tags;
-    size_t consumed = 0;
-    if (Error err = reader.feed(bytes.data(), bytes.size(), &consumed, &tags); !err.ok()) {
-        return SRS_WRAP(err, "parse %s", path.c_str());
-    }
-    if (!reader.header_parsed()) return SRS_ERR(kErrorFlvHeader, "%s is not an FLV file", path.c_str());
+    if (Error err = read_flv_file(path, &tags, &out->metadata, &out->has_metadata); !err.ok()) return err;
 
     bool have_first = false;
     uint32_t first_ts = 0, last_ts = 0, prev_video = 0, video_interval = 0;
     for (FlvTag& t : tags) {
-        if (t.type == kFlvTagScript) {
-            RtmpData data;
-            if (Error err = decode_rtmp_data_body(t.data.data(), t.data.size(), &data); !err.ok()) {
-                err.ignore();
-                continue;
-            }
-            if (!out->has_metadata && data.name == kRtmpDataOnMetaData && !data.values.empty() &&
-                data.values[0].has_properties()) {
-                out->has_metadata = true;
-                out->metadata = data.values[0];
-            }
-            continue;
-        }
         const uint8_t* p = t.data.data();
         const size_t size = t.data.size();
         const bool header = t.type == kFlvTagVideo ? is_video_sequence_header(p, size) : is_audio_sequence_header(p, size);
@@ -874,34 +846,11 @@ class Publisher : public ToolClient<Options, PublisherStats> {
 
   private:
     Error session() override;
-    Error check_server(RtmpClient* client);
 
     const Media* media_;
     std::vector<uint8_t> scratch_;
     std::vector<RtmpMessage> incoming_;
 };
-
-// Drains what the server sent; a status of level "error" ends the session.
-Error Publisher::check_server(RtmpClient* client) {
-    incoming_.clear();
-    if (Error err = client->poll_messages(&incoming_); !err.ok()) return err;
-    for (const RtmpMessage& msg : incoming_) {
-        if (!msg.is_command()) continue;
-        RtmpCommand cmd;
-        if (Error err = decode_rtmp_command(msg, &cmd); !err.ok()) return SRS_WRAP(err, "server command");
-        if (classify_rtmp_command(cmd.name) != RtmpCommandKind::kOnStatus) continue;
-        RtmpStatus status;
-        if (Error err = parse_rtmp_status(cmd, &status); !err.ok()) {
-            err.ignore();
-            continue;
-        }
-        if (status.level == kRtmpLevelError) {
-            return SRS_ERR(kErrorRtmpClientRejected, "server: %s %s", status.code.c_str(), status.description.c_str());
-        }
-    }
-    incoming_.clear();
-    return Error();
-}
 
 Error Publisher::session() {
     std::unique_ptr<RtmpClient> client(new RtmpClient());
@@ -935,7 +884,7 @@ Error Publisher::session() {
         const utime_t due = base + static_cast<utime_t>(ts) * kUsPerMs;
         utime_t now = monotonic_us();
         if (now >= next_poll) {
-            if (Error err = check_server(client.get()); !err.ok()) return err;
+            if (Error err = check_publish_status(client.get(), &incoming_); !err.ok()) return err;
             next_poll = now + kUsPerSecond;
             now = monotonic_us();
         }

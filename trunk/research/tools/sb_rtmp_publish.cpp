@@ -85,7 +85,6 @@ class Publisher : public ToolClient<Options, PublisherStats> {
     Error session() override;
     void add_tag(const MediaTag& tag, uint32_t ts);
     Error flush_batch(RtmpClient* client);
-    Error check_server(RtmpClient* client);
 
     const Media* media_;
     std::vector<RtmpMessage> incoming_;
@@ -121,29 +120,6 @@ Error Publisher::flush_batch(RtmpClient* client) {
     batch_.clear();
     batch_tags_.clear();
     return err;
-}
-
-// Drains what the server sent: protocol control is answered inside; a status
-// of level "error" ends the session.
-Error Publisher::check_server(RtmpClient* client) {
-    incoming_.clear();
-    if (Error err = client->poll_messages(&incoming_); !err.ok()) return err;
-    for (const RtmpMessage& msg : incoming_) {
-        if (!msg.is_command()) continue;
-        RtmpCommand cmd;
-        if (Error err = decode_rtmp_command(msg, &cmd); !err.ok()) return SRS_WRAP(err, "server command");
-        if (classify_rtmp_command(cmd.name) != RtmpCommandKind::kOnStatus) continue;
-        RtmpStatus status;
-        if (Error err = parse_rtmp_status(cmd, &status); !err.ok()) {
-            err.ignore();
-            continue;
-        }
-        if (status.level == kRtmpLevelError) {
-            return SRS_ERR(kErrorRtmpClientRejected, "server: %s %s", status.code.c_str(), status.description.c_str());
-        }
-    }
-    incoming_.clear();
-    return Error();
 }
 
 Error Publisher::session() {
@@ -200,7 +176,7 @@ Error Publisher::session() {
             // Write what is due, look at the server now and then, wait for the next.
             if (Error err = flush_batch(client.get()); !err.ok()) return err;
             if (now >= next_poll) {
-                if (Error err = check_server(client.get()); !err.ok()) return err;
+                if (Error err = check_publish_status(client.get(), &incoming_); !err.ok()) return err;
                 next_poll = now + kPollIntervalUs;
             }
             now = monotonic_us();
@@ -214,47 +190,14 @@ Error Publisher::session() {
 }
 
 Error load_flv(const std::string& path, Media* out) {
-    FILE* f = fopen(path.c_str(), "rb");
-    if (!f) return SRS_ERR(kErrorFileOpen, "open %s: %s", path.c_str(), strerror(errno));
-    std::vector<uint8_t> bytes;
-    uint8_t buf[64 * 1024];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) bytes.insert(bytes.end(), buf, buf + n);
-    bool read_error = ferror(f);
-    fclose(f);
-    if (read_error) return SRS_ERR(kErrorFileRead, "read %s", path.c_str());
-
-    FlvReader reader;
     std::vector<FlvTag> tags;
-    size_t consumed = 0;
-    if (Error err = reader.feed(bytes.data(), bytes.size(), &consumed, &tags); !err.ok()) {
-        return SRS_WRAP(err, "parse %s", path.c_str());
-    }
-    if (!reader.header_parsed()) return SRS_ERR(kErrorFlvHeader, "%s is not an FLV file", path.c_str());
-    if (consumed < bytes.size()) {
-        fprintf(stderr, "warning: %s ends with %zu bytes of a partial tag (ignored)\n", path.c_str(),
-                bytes.size() - consumed);
-    }
+    if (Error err = read_flv_file(path, &tags, &out->metadata, &out->has_metadata); !err.ok()) return err;
 
     bool have_first = false;
     uint32_t first_ts = 0, last_ts = 0;
     uint32_t prev_video_ts = 0, video_interval = 0;
     int videos = 0;
     for (FlvTag& t : tags) {
-        if (t.type == kFlvTagScript) {
-            RtmpData data;
-            if (Error err = decode_rtmp_data_body(t.data.data(), t.data.size(), &data); !err.ok()) {
-                fprintf(stderr, "warning: script tag not decodable: %s\n", err.summary().c_str());
-                err.ignore();
-                continue;
-            }
-            if (!out->has_metadata && data.name == kRtmpDataOnMetaData && !data.values.empty() &&
-                data.values[0].has_properties()) {
-                out->has_metadata = true;
-                out->metadata = data.values[0];
-            }
-            continue;
-        }
         MediaTag m;
         m.type = t.type;
         m.data = std::move(t.data);

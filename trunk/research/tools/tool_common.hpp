@@ -30,7 +30,9 @@
 #include "io/coroutine.hpp"
 #include "io/runtime.hpp"
 #include "io/signal_pipe.hpp"
+#include "kernel/flv.hpp"
 #include "kernel/media_codec.hpp"
+#include "protocol/rtmp_command.hpp"
 #include "protocol/rtmp_url.hpp"
 
 namespace srs::tool {
@@ -577,6 +579,77 @@ inline void print_player_json(const PlayerTotals& t, uint64_t kbps, utime_t elap
            t.video_frames, t.audio_frames, t.keyframes, t.data_messages, t.sessions, t.reconnects,
            t.first_video_keyframe_ok, t.keyframe_bad, t.ts_violations, errors_json(t).c_str(), extra.c_str(),
            t.video_min, t.video_max, player_verify_failed(t) ? "false" : "true");
+}
+
+// ---- publishers: the file they send and what the server tells them ----
+
+// A whole FLV file as tags, and its first onMetaData object. The publishing
+// tools (sb_rtmp_publish, sb_latency) turn the tags into what they send.
+inline Error read_flv_file(const std::string& path, std::vector<FlvTag>* tags, Amf0Value* metadata,
+                           bool* has_metadata) {
+    FILE* f = fopen(path.c_str(), "rb");
+    if (!f) return SRS_ERR(kErrorFileOpen, "open %s: %s", path.c_str(), strerror(errno));
+    std::vector<uint8_t> bytes;
+    uint8_t buf[64 * 1024];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) bytes.insert(bytes.end(), buf, buf + n);
+    const bool read_error = ferror(f);
+    fclose(f);
+    if (read_error) return SRS_ERR(kErrorFileRead, "read %s", path.c_str());
+
+    FlvReader reader;
+    std::vector<FlvTag> all;
+    size_t consumed = 0;
+    if (Error err = reader.feed(bytes.data(), bytes.size(), &consumed, &all); !err.ok()) {
+        return SRS_WRAP(err, "parse %s", path.c_str());
+    }
+    if (!reader.header_parsed()) return SRS_ERR(kErrorFlvHeader, "%s is not an FLV file", path.c_str());
+    if (consumed < bytes.size()) {
+        fprintf(stderr, "warning: %s ends with %zu bytes of a partial tag (ignored)\n", path.c_str(),
+                bytes.size() - consumed);
+    }
+    *has_metadata = false;
+    for (FlvTag& t : all) {
+        if (t.type != kFlvTagScript) {
+            tags->push_back(std::move(t));
+            continue;
+        }
+        RtmpData data;
+        if (Error err = decode_rtmp_data_body(t.data.data(), t.data.size(), &data); !err.ok()) {
+            fprintf(stderr, "warning: script tag not decodable: %s\n", err.summary().c_str());
+            err.ignore();
+            continue;
+        }
+        if (!*has_metadata && data.name == kRtmpDataOnMetaData && !data.values.empty() &&
+            data.values[0].has_properties()) {
+            *has_metadata = true;
+            *metadata = data.values[0];
+        }
+    }
+    return Error();
+}
+
+// Drains what the server sent a publisher (protocol control is answered
+// inside the client); an onStatus of level "error" ends the session.
+inline Error check_publish_status(RtmpClient* client, std::vector<RtmpMessage>* scratch) {
+    scratch->clear();
+    if (Error err = client->poll_messages(scratch); !err.ok()) return err;
+    for (const RtmpMessage& msg : *scratch) {
+        if (!msg.is_command()) continue;
+        RtmpCommand cmd;
+        if (Error err = decode_rtmp_command(msg, &cmd); !err.ok()) return SRS_WRAP(err, "server command");
+        if (classify_rtmp_command(cmd.name) != RtmpCommandKind::kOnStatus) continue;
+        RtmpStatus status;
+        if (Error err = parse_rtmp_status(cmd, &status); !err.ok()) {
+            err.ignore();
+            continue;
+        }
+        if (status.level == kRtmpLevelError) {
+            return SRS_ERR(kErrorRtmpClientRejected, "server: %s %s", status.code.c_str(), status.description.c_str());
+        }
+    }
+    scratch->clear();
+    return Error();
 }
 
 }  // namespace srs::tool
