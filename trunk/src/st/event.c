@@ -6,6 +6,9 @@
  * per wait. Edge-triggering is safe because a thread waits only after the syscall said EAGAIN:
  * any later change of readiness produces a new edge. An edge wakes every waiter of its
  * direction; each retries its syscall and parks again if it lost the race.
+ *
+ * Every input edge also clears the fd's rd_drained mark (io.c), waiter or not, so a short read
+ * followed by new data is never mistaken for an empty socket.
  */
 #include "st_runtime.h"
 
@@ -56,8 +59,12 @@ void st__event_poll(int may_block)
         struct _st_netfd *nfd = fd < st__rt.fdtab_size ? st__rt.fdtab[fd] : NULL;
         if (!nfd)
             continue;
-        if (ev & (EPOLLIN | EPOLLPRI | EPOLLRDHUP | EPOLLERR | EPOLLHUP))
+        if (ev & (EPOLLIN | EPOLLPRI | EPOLLRDHUP | EPOLLERR | EPOLLHUP)) {
+            nfd->rd_drained = 0;
+            if (ev & (EPOLLRDHUP | EPOLLERR | EPOLLHUP))
+                nfd->rd_hup = 1;
             wake_all(&nfd->readers);
+        }
         if (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))
             wake_all(&nfd->writers);
     }

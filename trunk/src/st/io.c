@@ -166,12 +166,39 @@ int st_connect(st_netfd_t fd, const struct sockaddr *addr, int addrlen, st_utime
     }
 }
 
+/*
+ * A stream read that returned less than asked for emptied the receive queue (as nginx assumes
+ * with its ready flag): until epoll reports a new input edge the next read would only say
+ * EAGAIN, so it waits first. A publisher's every message would otherwise cost two read()s.
+ * Not after a hangup or error, which may leave data behind with no edge to follow.
+ */
+static int wait_if_drained(st_netfd_t fd, st_utime_t timeout)
+{
+    if (!fd->rd_drained || !fd->in_epoll)
+        return 0;
+    if (timeout == 0) { /* a poll for input known not to be there */
+        errno = ETIME;
+        return -1;
+    }
+    return st__fd_wait(fd, WAIT_READ, timeout);
+}
+
+static void note_read(st_netfd_t fd, ssize_t n, size_t asked)
+{
+    if (n > 0 && (size_t)n < asked && !fd->rd_hup)
+        fd->rd_drained = 1;
+}
+
 ssize_t st_read(st_netfd_t fd, void *buf, size_t nbyte, st_utime_t timeout)
 {
+    if (wait_if_drained(fd, timeout) < 0)
+        return -1;
     for (;;) {
         ssize_t n = read(fd->osfd, buf, nbyte);
-        if (n >= 0)
+        if (n >= 0) {
+            note_read(fd, n, nbyte);
             return n;
+        }
         if (retry_or_wait(fd, WAIT_READ, timeout) < 0)
             return -1;
     }

@@ -110,6 +110,10 @@ struct _st_netfd {
     int owned;      /* opened through st_netfd_open*() and not yet freed */
     int in_epoll;   /* registered (regular files cannot be, and never block) */
     int detached;   /* removed from the fd table and epoll; freed when refs drops to 0 */
+    /* A short read emptied the receive queue and no input edge came since: the next st_read()
+     * waits first instead of spending a read() on EAGAIN. Cleared by every input edge. */
+    int rd_drained;
+    int rd_hup;     /* the peer hung up or the fd failed: data may remain with no edge to come */
     struct st_link readers, writers;
     void *private_data;
     void (*destructor)(void *);

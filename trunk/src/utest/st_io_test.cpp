@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -196,6 +197,88 @@ TEST_F(StIoTest, InterruptWakesBlockedRead)
     char c = 0;
     EXPECT_EQ(1, st_read(p.a, &c, 1, kLong));
     EXPECT_EQ('z', c);
+}
+
+// Read syscalls of this process so far (/proc/self/io syscr), or -1 without task I/O accounting.
+long read_syscalls()
+{
+    FILE *f = fopen("/proc/self/io", "r");
+    if (!f)
+        return -1;
+    long n = -1;
+    char line[128];
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "syscr: %ld", &n) == 1)
+            break;
+    fclose(f);
+    return n;
+}
+
+// A short read emptied the socket: the next st_read() waits for the input edge instead of
+// spending a read() on EAGAIN, so each message costs one read, as a publisher's should.
+TEST_F(StIoTest, ShortReadWaitsForTheEdgeInsteadOfReadingAgain)
+{
+    if (read_syscalls() < 0)
+        GTEST_SKIP() << "no /proc/self/io";
+    Pair p;
+    make_pair(&p);
+    const int kMessages = 50;
+    st_thread_t writer = spawn([&] {
+        for (int i = 0; i < kMessages; i++) {
+            st_usleep(300);
+            EXPECT_EQ(10, st_write(p.b, "0123456789", 10, kLong));
+        }
+    });
+    long before = read_syscalls();
+    std::string got;
+    char buf[100];
+    while (got.size() < 10u * kMessages) {
+        ssize_t n = st_read(p.a, buf, sizeof(buf), kLong);
+        ASSERT_GT(n, 0);
+        got.append(buf, static_cast<size_t>(n));
+    }
+    long reads = read_syscalls() - before;
+    join(writer);
+    EXPECT_EQ(10u * kMessages, got.size());
+    // One read per message plus the reads of /proc/self/io; EAGAIN reads would double it.
+    EXPECT_LE(reads, kMessages + 4);
+}
+
+// Data written after a short read, before the scheduler polled again, is still read at once.
+TEST_F(StIoTest, DataAfterShortReadIsNotMissed)
+{
+    Pair p;
+    make_pair(&p);
+    char buf[16];
+    ASSERT_EQ(1, st_write(p.b, "a", 1, kLong));
+    ASSERT_EQ(1, st_read(p.a, buf, sizeof(buf), kLong));
+    // Nothing there now: a poll (timeout 0) says so without blocking.
+    EXPECT_EQ(-1, st_read(p.a, buf, sizeof(buf), 0));
+    EXPECT_EQ(ETIME, errno);
+    ASSERT_EQ(2, st_write(p.b, "bc", 2, kLong));
+    st_utime_t start = st_utime();
+    ASSERT_EQ(2, st_read(p.a, buf, sizeof(buf), kLong));
+    EXPECT_EQ("bc", std::string(buf, 2));
+    EXPECT_LT(st_utime() - start, 1000 * 1000u);
+}
+
+// The last data and the hangup arrive together: after the short read the EOF is still seen,
+// whether or not the scheduler saw the hangup's edge before the read.
+TEST_F(StIoTest, HangupAfterShortReadIsSeen)
+{
+    for (int polled_first = 0; polled_first < 2; polled_first++) {
+        Pair p;
+        make_pair(&p);
+        ASSERT_EQ(3, st_write(p.b, "xyz", 3, kLong));
+        ASSERT_EQ(0, shutdown(st_netfd_fileno(p.b), SHUT_WR));
+        if (polled_first)
+            st_usleep(1000);
+        char buf[16];
+        st_utime_t start = st_utime();
+        ASSERT_EQ(3, st_read(p.a, buf, sizeof(buf), kLong));
+        EXPECT_EQ(0, st_read(p.a, buf, sizeof(buf), kLong));
+        EXPECT_LT(st_utime() - start, 1000 * 1000u) << "polled_first=" << polled_first;
+    }
 }
 
 TEST_F(StIoTest, WriteTimesOutOnFullBuffer)
