@@ -365,3 +365,44 @@ def test_legacy_flat_vhost_directives(srs, media):
         assert "queue=10 s" in srs.log()
     finally:
         pub.stop()
+
+
+def read_syscalls(pid):
+    """The process's read-type syscalls so far (/proc/PID/io syscr)."""
+    for line in open(f"/proc/{pid}/io"):
+        if line.startswith("syscr:"):
+            return int(line.split()[1])
+    raise AssertionError("no syscr in /proc/PID/io")
+
+
+def test_merged_read_batches_publisher_reads(srs_factory, media):
+    """publish.mr: the publisher's socket is read a few times per mr_latency
+    instead of once per message, the stream still plays, and the status line
+    says mr=1/350. min_latency turns it off."""
+    rates = {}
+    for mode, vhost in (("off", ""), ("on", "publish { mr on; mr_latency 350; }"),
+                        ("realtime", "min_latency on; publish { mr on; mr_latency 350; }")):
+        srs = srs_factory(mode)
+        conf = srs.base_conf("pithy_print_ms 1000;").replace("vhost __defaultVhost__ {\n}",
+                                                             f"vhost __defaultVhost__ {{\n  {vhost}\n}}")
+        srs.start(conf)
+        pub = Publisher(media, url(srs))
+        try:
+            wait_for_publish(srs)
+            time.sleep(1)
+            r0, t0 = read_syscalls(srs.pid), time.monotonic()
+            time.sleep(3)
+            rates[mode] = (read_syscalls(srs.pid) - r0) / (time.monotonic() - t0)
+            packets = probe_packets(url(srs), 3)
+            assert len(packets) > 40, mode
+            assert wait_until(lambda: "<- CPB" in srs.log(), timeout=5)
+            expect = "mr=1/350" if mode == "on" else "mr=0/0"
+            assert expect in srs.log(), (mode, [l for l in srs.log().splitlines() if "<- CPB" in l][-1:])
+        finally:
+            pub.stop()
+        srs.stop()
+    print("reads per second", rates)
+    # ~25 video + ~43 audio messages a second: one read each without mr.
+    assert rates["off"] > 30, rates
+    assert rates["realtime"] > 30, rates
+    assert rates["on"] < rates["off"] / 4, rates

@@ -237,8 +237,10 @@ std::vector<DirectiveSpec> build_table() {
                                                                "changed."),
 
         Block("vhost.publish", "How streams are received from publishers."),
-        Bool("vhost.publish.mr", "off", kLive, "Merged read: read in larger batches (more latency, less CPU)."),
-        Int("vhost.publish.mr_latency", "350", 0, 10000, kLive, "Merged read: ms per batch."),
+        Bool("vhost.publish.mr", "off", kLive, "Merged read: after a read of under 4 KiB the publisher's next read "
+                                              "waits mr_latency, so one read takes many messages (less CPU, up to "
+                                              "mr_latency more delay). Ignored with min_latency on."),
+        Int("vhost.publish.mr_latency", "350", 0, 10000, kLive, "Merged read: ms the next read waits; 0: no wait."),
         Int("vhost.publish.firstpkt_timeout", "20000", 0, kHourMs, kLive, "ms to wait for the first packet."),
         Int("vhost.publish.normal_timeout", "5000", 0, kHourMs, kLive, "ms to wait for each later packet."),
         Bool("vhost.publish.parse_sps", "on", kLive, "Parse the H.264 SPS for the size and profile."),

@@ -381,7 +381,7 @@ Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
                       {{"ssl", true}, {"hls", false}, {"hds", false}, {"callback", false}, {"api", true},
                        {"httpd", true}, {"dvr", false}, {"transcode", false}, {"ingest", false}, {"stat", true},
                        {"caster", false}, {"complex_send", true}, {"tcp_nodelay", true}, {"so_sendbuf", true},
-                       {"mr", false}}}};
+                       {"mr", true}}}};
     } else if (path == "/api/v1/raw") {
         return api_raw(req, res);
     } else {

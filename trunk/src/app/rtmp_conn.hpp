@@ -37,6 +37,7 @@ class RtmpServerConnection : public Connection {
     Error publish(const std::string& stream_name, bool fmle);
     Error publish_loop(LiveSource* source);
     Error on_publish_message(LiveSource* source, RtmpMessage& msg, bool* done);
+    int merged_read_ms() const;
 
     Error play(const std::string& stream_name);
     Error play_loop(LiveSource* source, LiveConsumer* consumer);

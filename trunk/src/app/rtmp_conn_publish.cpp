@@ -70,6 +70,8 @@ Error RtmpServerConnection::publish_loop(LiveSource* source) {
     utime_t normal_timeout = config.vhost_get_int(req_.vhost, "publish.normal_timeout") * kUsPerMs;
     utime_t pithy_us = config.pithy_print_ms() * kUsPerMs;
     socket()->set_recv_timeout(first_timeout);
+    int mr_ms = merged_read_ms();
+    transport_.set_merged_read(mr_ms * kUsPerMs);
 
     bool got_media = false;
     uint64_t msgs = 0;
@@ -99,12 +101,24 @@ Error RtmpServerConnection::publish_loop(LiveSource* source) {
         if (now - last_print >= pithy_us) {
             uint64_t bytes = socket()->recv_bytes();
             int ikbps = (int)((bytes - last_bytes) * 8 * 1000 / (uint64_t)(now - last_print));
-            srs_trace("<- CPB time=%d ms, msgs=%llu, ikbps=%d, okbps=0, stream=%s", (int)((now - start) / kUsPerMs),
-                      (unsigned long long)msgs, ikbps, req_.stream_url().c_str());
+            srs_trace("<- CPB time=%d ms, msgs=%llu, ikbps=%d, okbps=0, mr=%d/%d, stream=%s",
+                      (int)((now - start) / kUsPerMs), (unsigned long long)msgs, ikbps, mr_ms > 0 ? 1 : 0, mr_ms,
+                      req_.stream_url().c_str());
             last_print = now;
             last_bytes = bytes;
+            // A reload may have turned merged read on or off.
+            mr_ms = merged_read_ms();
+            transport_.set_merged_read(mr_ms * kUsPerMs);
         }
     }
+}
+
+// publish.mr_latency when publish.mr is on, else 0. min_latency wins: a
+// realtime vhost never delays its reads.
+int RtmpServerConnection::merged_read_ms() const {
+    const Config& config = ctx_->config();
+    if (!config.vhost_get_bool(req_.vhost, "publish.mr") || config.vhost_get_bool(req_.vhost, "min_latency")) return 0;
+    return static_cast<int>(config.vhost_get_int(req_.vhost, "publish.mr_latency"));
 }
 
 Error RtmpServerConnection::on_publish_message(LiveSource* source, RtmpMessage& msg, bool* done) {

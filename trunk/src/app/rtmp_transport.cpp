@@ -1,5 +1,6 @@
 #include "app/rtmp_transport.hpp"
 
+#include "io/runtime.hpp"
 #include "protocol/rtmp_chunk.hpp"
 #include "protocol/rtmp_handshake.hpp"
 
@@ -9,14 +10,27 @@ namespace srs {
 // publisher's grows as its chunks need (the decoder wants whole chunks).
 static const size_t kInitialBuffer = 4096;
 static const size_t kMinRead = 2048;
+// The low-water mark while a merged read sleeps: more than any sleep gathers
+// at usual bitrates (the kernel caps it at half the receive buffer limit).
+static const int kMergedReadLowat = 1 << 20;
 
 RtmpTransport::RtmpTransport(TcpConn* sock) : sock_(sock), in_(kInitialBuffer) {}
 
 Error RtmpTransport::read_more() {
     if (!in_.ensure_free(kMinRead)) return SRS_ERR(kErrorBufferOverflow, "rtmp input buffer full");
+    if (merged_read_us_ > 0 && last_read_small_) {
+        // While we sleep, every arriving packet would still wake the process
+        // through epoll for nothing: raise the low-water mark so only a big
+        // backlog (or EOF) does, and lower it again to read.
+        sock_->set_recv_lowat(kMergedReadLowat).ignore();
+        Error slept = sleep_us(merged_read_us_);
+        sock_->set_recv_lowat(1).ignore();
+        if (!slept.ok()) return SRS_WRAP(slept, "merged read");
+    }
     size_t n = 0;
     if (Error err = sock_->read(in_.free_space(), in_.free_size(), &n); !err.ok()) return err;
     in_.commit(n);
+    last_read_small_ = n < kMergedReadSmall;
     return Error();
 }
 

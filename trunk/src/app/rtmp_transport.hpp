@@ -47,6 +47,14 @@ class RtmpTransport {
         return flush();
     }
 
+    // Merged read (SRS's publish.mr): after a read of less than
+    // kMergedReadSmall bytes the next read waits `us` first, so the kernel
+    // gathers several messages into one read (and one ACK) instead of one
+    // read, wakeup and ACK per message. 0 turns it off. The messages already
+    // read are not delayed: only the next read is.
+    static const size_t kMergedReadSmall = 4096;
+    void set_merged_read(utime_t us) { merged_read_us_ = us; }
+
     RtmpProtocol& protocol() { return protocol_; }
     TcpConn* socket() { return sock_; }
 
@@ -60,6 +68,8 @@ class RtmpTransport {
     RtmpProtocol protocol_;
     bool complex_ = false;
     bool corked_ = false;
+    utime_t merged_read_us_ = 0;
+    bool last_read_small_ = false;
 };
 
 }  // namespace srs

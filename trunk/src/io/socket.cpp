@@ -178,6 +178,13 @@ Error TcpConn::set_nodelay(bool on) {
     return Error();
 }
 
+Error TcpConn::set_recv_lowat(int bytes) {
+    if (setsockopt(fd(), SOL_SOCKET, SO_RCVLOWAT, &bytes, sizeof(bytes)) < 0) {
+        return SRS_ERR(kErrorSocketCreate, "SO_RCVLOWAT: %s", strerror(errno));
+    }
+    return Error();
+}
+
 Error TcpConn::set_send_buffer(int bytes) {
     if (setsockopt(fd(), SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes)) < 0) {
         return SRS_ERR(kErrorSocketCreate, "SO_SNDBUF: %s", strerror(errno));

@@ -56,6 +56,10 @@ class TcpConn {
     uint64_t send_bytes() const { return send_bytes_; }
     Error set_nodelay(bool on);
     Error set_send_buffer(int bytes);
+    // SO_RCVLOWAT: epoll reports the socket readable only once this many
+    // bytes are queued (or on EOF); a non-blocking read still returns what is
+    // there. Setting it back lower wakes a reader if enough is queued.
+    Error set_recv_lowat(int bytes);
     void close();
 
   private:
