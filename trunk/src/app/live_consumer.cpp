@@ -12,17 +12,27 @@ LiveConsumer::~LiveConsumer() {
     if (source_) source_->remove_consumer(this);
 }
 
+// Metadata and sequence headers lead a new player's queue with the stream's
+// first timestamps; only media frames measure how far behind the player is.
+static bool measures_lag(const LiveMessage& m) { return m.type() != 18 && !m.is_sequence_header(); }
+
+// Called for every message to every player: it reads two cached timestamps
+// instead of touching the queued messages (3000 players spent 6% of the CPU
+// here dereferencing them).
 utime_t LiveConsumer::duration_us() const {
-    if (queue_.size() < 2) return 0;
-    // Metadata and sequence headers lead a new player's queue with the
-    // stream's first timestamps; only media frames measure how far behind
-    // the player is. They are at most a few, so the scan stays short.
+    if (queue_.size() < 2 || first_media_ts_ < 0) return 0;
+    int64_t ms = static_cast<int64_t>(last_ts_) - first_media_ts_;
+    return ms > 0 ? ms * kUsPerMs : 0;
+}
+
+void LiveConsumer::find_first_media() {
+    first_media_ts_ = -1;
     for (const auto& m : queue_) {
-        if (m->type() == 18 || m->is_sequence_header()) continue;
-        int64_t ms = static_cast<int64_t>(queue_.back()->timestamp()) - static_cast<int64_t>(m->timestamp());
-        return ms > 0 ? ms * kUsPerMs : 0;
+        if (measures_lag(*m)) {
+            first_media_ts_ = m->timestamp();
+            return;
+        }
     }
-    return 0;
 }
 
 bool LiveConsumer::ready() const {
@@ -48,6 +58,8 @@ void LiveConsumer::enqueue(const LiveMessagePtr& msg) {
         if (msg->is_video() && msg->is_keyframe() && !msg->is_sequence_header()) wait_keyframe_ = false;
     }
     queue_.push_back(msg);
+    last_ts_ = msg->timestamp();
+    if (first_media_ts_ < 0 && measures_lag(*msg)) first_media_ts_ = msg->timestamp();
     if (duration_us() > options_.queue_length_us) shrink();
     if (waiting_ && ready()) cond_.signal();
 }
@@ -57,6 +69,7 @@ void LiveConsumer::shrink() {
     queue_.clear();
     if (video_sh_) queue_.push_back(video_sh_);
     if (audio_sh_) queue_.push_back(audio_sh_);
+    first_media_ts_ = -1;
     wait_keyframe_ = true;
     dropped_ += n;
     srs_warn("player queue over %d ms: dropped %zu messages, resume at the next keyframe",
@@ -93,6 +106,7 @@ size_t LiveConsumer::dump(std::vector<LiveMessagePtr>* out, size_t max) {
         queue_.pop_front();
         n++;
     }
+    if (n > 0) find_first_media();  // the queue is mostly empty by now
     if (source_) source_->add_send_bytes(bytes);
     if (n > 0) primed_ = false;
     return n;

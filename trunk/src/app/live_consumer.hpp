@@ -65,10 +65,15 @@ class LiveConsumer {
   private:
     bool ready() const;
     void shrink();
+    void find_first_media();
 
     LiveSource* source_;
     ConsumerOptions options_;
     std::deque<LiveMessagePtr> queue_;
+    // Timestamps of the first lag-measuring message queued (-1: none) and of
+    // the last message queued: duration_us() without touching the messages.
+    int64_t first_media_ts_ = -1;
+    uint32_t last_ts_ = 0;
     // The last sequence headers seen, replayed after a shrink.
     LiveMessagePtr video_sh_;
     LiveMessagePtr audio_sh_;

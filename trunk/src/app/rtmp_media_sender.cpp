@@ -46,28 +46,28 @@ const LiveMessage::RtmpFraming& RtmpMediaSender::framing_of(LiveMessage* msg, si
 }
 
 Error RtmpMediaSender::flush_iovecs() {
-    if (iov_.empty()) return Error();
-    Error err = sock_->writev(iov_.data(), static_cast<int>(iov_.size()));
-    iov_.clear();
+    if (iov_used_ == 0) return Error();
+    Error err = sock_->writev(iov_.data(), static_cast<int>(iov_used_));
+    iov_used_ = 0;
     return err;
 }
 
 Error RtmpMediaSender::send(const std::vector<LiveMessagePtr>& msgs) {
-    iov_.clear();
+    iov_used_ = 0;
     // Sized before the loop: iovecs point into these strings until writev.
     if (scratch_.size() < msgs.size()) scratch_.resize(msgs.size());
     for (size_t i = 0; i < msgs.size(); i++) {
         LiveMessage* msg = msgs[i].get();
         const LiveMessage::RtmpFraming& f = framing_of(msg, i);
         size_t needed = RtmpChunkEncoder::chunk_count(msg->size(), chunk_size_) * 2;
-        if (iov_.size() + needed > static_cast<size_t>(IOV_MAX)) {
+        if (iov_used_ + needed > static_cast<size_t>(IOV_MAX)) {
             if (Error err = flush_iovecs(); !err.ok()) return SRS_WRAP(err, "send messages");
         }
-        size_t base = iov_.size();
-        iov_.resize(base + needed);
-        size_t used = RtmpChunkEncoder::fill_iovecs(f.first, f.continuation, msg->payload().data(), msg->size(),
-                                                    chunk_size_, &iov_[base], needed);
-        iov_.resize(base + used);
+        // iov_ only grows (its size is a high-water mark): no per-batch
+        // zero-filling of iovecs that fill_iovecs overwrites anyway.
+        if (iov_.size() < iov_used_ + needed) iov_.resize(iov_used_ + needed);
+        iov_used_ += RtmpChunkEncoder::fill_iovecs(f.first, f.continuation, msg->payload().data(), msg->size(),
+                                                   chunk_size_, &iov_[iov_used_], needed);
         messages_++;
     }
     if (Error err = flush_iovecs(); !err.ok()) return SRS_WRAP(err, "send messages");

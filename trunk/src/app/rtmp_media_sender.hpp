@@ -31,6 +31,7 @@ class RtmpMediaSender {
     uint32_t chunk_size_ = 128;
     uint64_t messages_ = 0;
     std::vector<struct iovec> iov_;
+    size_t iov_used_ = 0;  // iovecs of iov_ in use
     // Framing for messages whose cache belongs to another chunk size/stream.
     std::vector<LiveMessage::RtmpFraming> scratch_;
 };

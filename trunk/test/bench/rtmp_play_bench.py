@@ -64,11 +64,12 @@ def stop(proc, sig=signal.SIGTERM):
             proc.wait(timeout=5)
 
 
-def start_srs(binary, port, work, http_port=None):
+def start_srs(binary, port, work, http_port=None, vhost_extra=""):
     """Our server on RTMP `port`; with http_port, its HTTP server too, serving
-    HTTP-FLV at http://127.0.0.1:<http_port>/<app>/<stream>.flv."""
+    HTTP-FLV at http://127.0.0.1:<http_port>/<app>/<stream>.flv. vhost_extra
+    goes into the default vhost (e.g. "publish { mr on; }")."""
     conf = work / "srs.conf"
-    http, remux = "", ""
+    http, remux = "", vhost_extra
     if http_port:
         http = f"http_server {{\n    enabled on;\n    listen {http_port};\n}}\n"
         remux = "    http_remux {\n        enabled on;\n        mount [vhost]/[app]/[stream].flv;\n    }\n"
