@@ -69,6 +69,46 @@ def test_load_players_verify_a_live_stream(srs):
         stop(ffmpeg)
 
 
+def tool_reads(proc):
+    """Read syscalls of a running tool so far (/proc/PID/io syscr)."""
+    for line in open(f"/proc/{proc.pid}/io"):
+        if line.startswith("syscr:"):
+            return int(line.split()[1])
+    raise AssertionError("no syscr")
+
+
+def test_load_read_wait_batches_reads(srs):
+    """--read-wait: against a server that writes message by message
+    (min_latency on), the players read in batches, with far fewer read calls,
+    and still verify every message."""
+    srs.start(srs.base_conf().replace("vhost __defaultVhost__ {\n}", "vhost __defaultVhost__ {\n  min_latency on;\n}"))
+    ffmpeg = start_ffmpeg_publisher(srs.rtmp_port, seconds=20)
+    try:
+        assert wait_until(lambda: stream_has_video(srs.rtmp_port), timeout=8, interval=0.2), srs.log()[-2000:]
+        reads = {}
+        for wait in (0, 200):
+            load = subprocess.Popen([str(LOAD), "-c", "5", "-r", f"rtmp://127.0.0.1:{srs.rtmp_port}/live/livestream",
+                                     "-t", "5", "-m", "100000", "--json", "--read-wait", str(wait)],
+                                    cwd=TRUNK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                time.sleep(1.5)
+                r0 = tool_reads(load)
+                time.sleep(3)
+                reads[wait] = tool_reads(load) - r0
+                out, err = load.communicate(timeout=15)
+            finally:
+                stop(load)
+            assert load.returncode == 0, out + err
+            s = json.loads(out.strip().splitlines()[-1])
+            assert s["alive"] == 5 and s["failed"] == 0 and s["verify_ok"], s
+            assert s["per_client_video_frames_min"] >= FPS * 5 * 0.6, s
+        # ~70 messages a second to each of 5 players: one read each without the wait.
+        assert reads[0] > 5 * 40 * 3 * 0.5, reads
+        assert reads[200] < reads[0] / 4, reads
+    finally:
+        stop(ffmpeg)
+
+
 def test_publish_tool_feeds_several_streams(srs, tmp_path):
     assert PUBLISH.exists(), "build the tools first (make)"
     flv = tmp_path / "small.flv"

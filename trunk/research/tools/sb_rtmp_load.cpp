@@ -32,7 +32,10 @@ using namespace srs::tool;
 
 namespace {
 
-using Options = ToolOptions;
+struct Options : ToolOptions {
+    // --read-wait: merged read on the player side (RtmpTransport::set_merged_read).
+    int read_wait_ms = 0;
+};
 
 class Player : public ToolClient<Options, PlayerStats> {
   public:
@@ -52,6 +55,9 @@ Error Player::session() {
     const std::string url = url_for(opt_->url, index_);
     if (Error err = client->connect(url, opt_->timeout_ms * kUsPerMs); !err.ok()) return err;
     if (Error err = client->play(); !err.ok()) return err;
+    // A server that writes each message on its own would otherwise wake this
+    // player, and the whole tool, once per message per player.
+    client->transport()->set_merged_read(opt_->read_wait_ms * kUsPerMs);
     stats_.sessions++;
     stats_.alive = true;
 
@@ -86,6 +92,8 @@ void usage(const char* argv0) {
            "  -m MS        report interval (default 5000)\n"
            "  -t SECONDS   run time; 0 runs until SIGINT/SIGTERM (default 0)\n"
            "  --timeout MS connect/receive timeout of a player (default 10000)\n"
+           "  --read-wait MS  after a read of under 4 KiB wait MS before the next one, so a\n"
+           "               server that writes message by message is read in batches (default 0)\n"
            "  --json       print the summary as one JSON object on the last line\n"
            "Exit code: 0, or 1 when a verification failed (timestamps going back, a session\n"
            "starting without a keyframe, a malformed chunk stream), 2 for bad arguments.\n",
@@ -94,7 +102,15 @@ void usage(const char* argv0) {
 
 Options parse_options(int argc, char** argv) {
     Options opt;
-    parse_command_line(argc, argv, "c:r:s:d:e:m:t:h", {}, usage, &opt, [](int, const char*) { return false; });
+    parse_command_line(argc, argv, "c:r:s:d:e:m:t:h", {{"read-wait", required_argument, nullptr, 'w'}}, usage,
+                       &opt, [&opt](int c, const char* arg) {
+                           if (c != 'w') return false;
+                           char* end = nullptr;
+                           long v = strtol(arg, &end, 10);
+                           if (!end || *end || v < 0 || v > 10000) return false;
+                           opt.read_wait_ms = static_cast<int>(v);
+                           return true;
+                       });
     return opt;
 }
 

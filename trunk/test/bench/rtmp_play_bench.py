@@ -72,7 +72,7 @@ def start_srs(binary, port, work, http_port=None, vhost_extra=""):
     http, remux = "", vhost_extra
     if http_port:
         http = f"http_server {{\n    enabled on;\n    listen {http_port};\n}}\n"
-        remux = "    http_remux {\n        enabled on;\n        mount [vhost]/[app]/[stream].flv;\n    }\n"
+        remux += "    http_remux {\n        enabled on;\n        mount [vhost]/[app]/[stream].flv;\n    }\n"
     conf.write_text(f"listen {port};\nmax_connections 20000;\ndaemon off;\npid {work}/srs.pid;\n"
                     f"srs_log_tank file;\nsrs_log_file {work}/srs.log;\n{http}vhost __defaultVhost__ {{\n{remux}}}\n")
     return subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
