@@ -13,11 +13,17 @@ static const size_t kMinRead = 2048;
 // The low-water mark while a merged read sleeps: more than any sleep gathers
 // at usual bitrates (the kernel caps it at half the receive buffer limit).
 static const int kMergedReadLowat = 1 << 20;
+// Free room for each merged read (at 8 Mbps, 350 ms is about 350 KiB: such a
+// stream takes a few reads per wait, still far fewer than one per message).
+static const size_t kMergedReadBuffer = 64 * 1024;
 
 RtmpTransport::RtmpTransport(TcpConn* sock) : sock_(sock), in_(kInitialBuffer) {}
 
 Error RtmpTransport::read_more() {
-    if (!in_.ensure_free(kMinRead)) return SRS_ERR(kErrorBufferOverflow, "rtmp input buffer full");
+    // A merged read takes a whole batch: room for one at a time, or a high
+    // bit rate would outrun one small read per wait.
+    const size_t min_free = merged_read_us_ > 0 ? kMergedReadBuffer : kMinRead;
+    if (!in_.ensure_free(min_free)) return SRS_ERR(kErrorBufferOverflow, "rtmp input buffer full");
     if (merged_read_us_ > 0 && last_read_small_) {
         // While we sleep, every arriving packet would still wake the process
         // through epoll for nothing: raise the low-water mark so only a big
@@ -28,9 +34,11 @@ Error RtmpTransport::read_more() {
         if (!slept.ok()) return SRS_WRAP(slept, "merged read");
     }
     size_t n = 0;
-    if (Error err = sock_->read(in_.free_space(), in_.free_size(), &n); !err.ok()) return err;
+    const size_t asked = in_.free_size();
+    if (Error err = sock_->read(in_.free_space(), asked, &n); !err.ok()) return err;
     in_.commit(n);
-    last_read_small_ = n < kMergedReadSmall;
+    // Small, and the socket is empty (a full read may have left more behind).
+    last_read_small_ = n < kMergedReadSmall && n < asked;
     return Error();
 }
 
