@@ -10,12 +10,15 @@ namespace srs {
 // publisher's grows as its chunks need (the decoder wants whole chunks).
 static const size_t kInitialBuffer = 4096;
 static const size_t kMinRead = 2048;
-// The low-water mark while a merged read sleeps: more than any sleep gathers
-// at usual bitrates (the kernel caps it at half the receive buffer limit).
+// The low-water mark while a merged read sleeps: more than a wait gathers at
+// usual bit rates. The kernel caps it at half the receive buffer limit and
+// may grow the buffer to hold it (with a window clamp of the same 1 MiB: 80
+// Mbps at a 100 ms round trip).
 static const int kMergedReadLowat = 1 << 20;
-// Free room for each merged read (at 8 Mbps, 350 ms is about 350 KiB: such a
-// stream takes a few reads per wait, still far fewer than one per message).
-static const size_t kMergedReadBuffer = 64 * 1024;
+// Free room for each merged read: 350 ms of a 600 kbps stream is 26 KiB. A
+// higher bit rate takes a few reads per wait (a read that fills the room
+// starts no wait), still far fewer than one per message.
+static const size_t kMergedReadBuffer = 32 * 1024;
 
 RtmpTransport::RtmpTransport(TcpConn* sock) : sock_(sock), in_(kInitialBuffer) {}
 
