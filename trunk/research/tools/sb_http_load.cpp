@@ -45,6 +45,7 @@
 #include "kernel/flv.hpp"
 #include "protocol/http_request.hpp"
 #include "protocol/rtmp_url.hpp"
+#include "http_client.hpp"
 #include "tool_common.hpp"
 
 using namespace srs;
@@ -59,88 +60,16 @@ constexpr size_t kReadBufferSize = 128 * 1024;
 uint8_t g_read_buffer[kReadBufferSize];
 
 constexpr size_t kMaxHeadSize = 16 * 1024;  // status line and header fields
-constexpr size_t kMaxChunkLine = 1024;      // a chunk-size line or a trailer field
 constexpr size_t kBodyPrefix = 64;          // bytes of a tag body the checks need at least
 constexpr uint32_t kMaxFlvDataOffset = 64 * 1024;
 
 // Non-200 statuses by code, over all players (one process, one thread).
 std::map<int, uint64_t> g_rejected_statuses;
 
-uint32_t be24(const uint8_t* p) { return (uint32_t(p[0]) << 16) | (uint32_t(p[1]) << 8) | p[2]; }
-uint32_t be32(const uint8_t* p) { return (uint32_t(p[0]) << 24) | be24(p + 1); }
-
-// The value of a hex digit, -1 for anything else.
-int hex_digit(uint8_t c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    c |= 0x20;  // lower case
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 std::string_view trim(std::string_view v) {
     while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
     while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
     return v;
-}
-
-// ---- URL ----
-
-struct HttpUrl {
-    std::string host;         // an IP literal, IPv6 without brackets
-    int port = 80;
-    std::string host_header;  // "host[:port]" as the URL has it
-    std::string target;       // "/path[?query]"
-};
-
-// http://ip[:port]/path[?query]; the host must be an IP address (no DNS).
-Error parse_http_url(const std::string& url, HttpUrl* out) {
-    static const char kScheme[] = "http://";
-    if (url.size() < sizeof(kScheme) - 1 || !http_iequals(std::string_view(url).substr(0, 7), kScheme)) {
-        return SRS_ERR(kErrorHttpBadTarget, "not an http:// URL (https is not supported)");
-    }
-    size_t start = sizeof(kScheme) - 1;
-    size_t end = url.find_first_of("/?#", start);
-    if (end == std::string::npos) end = url.size();
-    std::string authority = url.substr(start, end - start);
-    if (authority.find('@') != std::string::npos) return SRS_ERR(kErrorHttpBadTarget, "user info in the URL");
-    std::string port;
-    if (!authority.empty() && authority[0] == '[') {
-        size_t close = authority.find(']');
-        if (close == std::string::npos) return SRS_ERR(kErrorHttpBadTarget, "unclosed [ in the host");
-        out->host = authority.substr(1, close - 1);
-        if (close + 1 < authority.size()) {
-            if (authority[close + 1] != ':') return SRS_ERR(kErrorHttpBadTarget, "junk after the IPv6 host");
-            port = authority.substr(close + 2);
-        }
-    } else {
-        size_t colon = authority.find(':');
-        out->host = authority.substr(0, colon);
-        if (colon != std::string::npos) port = authority.substr(colon + 1);
-    }
-    if (out->host.empty()) return SRS_ERR(kErrorHttpBadTarget, "no host");
-    if (!is_ip_literal(out->host)) {
-        return SRS_ERR(kErrorRtmpClientNoDns, "the host %s is not an IP address (no DNS)", out->host.c_str());
-    }
-    out->port = 80;
-    if (!port.empty()) {
-        char* e = nullptr;
-        long v = strtol(port.c_str(), &e, 10);
-        if (!e || *e || v < 1 || v > 65535) return SRS_ERR(kErrorHttpBadTarget, "bad port %s", port.c_str());
-        out->port = static_cast<int>(v);
-    }
-    out->host_header = authority;
-    std::string rest = url.substr(end, url.find('#', end) - end);  // a fragment is never sent
-    if (rest.empty() || rest[0] != '/') rest = "/" + rest;
-    out->target = rest;
-    return Error();
-}
-
-bool check_http_url(const std::string& url) {
-    HttpUrl u;
-    if (Error err = parse_http_url(url_for(url, 0), &u); !err.ok()) {
-        fprintf(stderr, "bad url %s: %s\n", url.c_str(), err.summary().c_str());
-        return false;
-    }
-    return true;
 }
 
 // ---- FLV, decoded as it arrives ----
@@ -265,108 +194,6 @@ Error FlvStream::feed(const uint8_t* p, size_t n, OnTag&& on_tag) {
                     return SRS_ERR(kErrorFlvTagSize, "PreviousTagSize %u, expected %u", previous, expected_previous_);
                 }
                 state_ = kTagHeader;
-                break;
-            }
-        }
-    }
-    return Error();
-}
-
-// ---- HTTP response body: close-delimited, Content-Length or chunked ----
-
-// Takes the body in pieces of any size and hands its content to on_data(p, n)
-// (which returns an Error), in place. done() once a Content-Length body is
-// complete or a chunked body's last chunk and trailer came; a close-delimited
-// body ends only with the connection.
-class HttpBody {
-  public:
-    enum Mode : uint8_t { kUntilClose, kLength, kChunked };
-    void start(Mode mode, uint64_t length) {
-        *this = HttpBody();
-        mode_ = mode;
-        left_ = length;
-        done_ = mode == kLength && length == 0;
-    }
-    bool done() const { return done_; }
-    Mode mode() const { return mode_; }
-
-    template <typename OnData>
-    Error feed(const uint8_t* p, size_t n, OnData&& on_data);
-
-  private:
-    enum ChunkState : uint8_t { kSize, kData, kDataEnd, kTrailer };
-    Mode mode_ = kUntilClose;
-    ChunkState chunk_ = kSize;
-    bool done_ = false;
-    bool digits_ = false;     // the chunk-size line has a digit
-    bool extension_ = false;  // in the chunk extensions of the size line
-    bool cr_ = false;         // a CR after the chunk data
-    uint32_t line_ = 0;       // bytes in the current size or trailer line
-    uint64_t left_ = 0;       // of the body (kLength) or of the chunk (kData)
-};
-
-template <typename OnData>
-Error HttpBody::feed(const uint8_t* p, size_t n, OnData&& on_data) {
-    const uint8_t* const end = p + n;
-    if (mode_ == kUntilClose) return on_data(p, n);
-    if (mode_ == kLength) {
-        if (done_) return Error();
-        size_t k = static_cast<size_t>(std::min<uint64_t>(left_, n));
-        left_ -= k;
-        done_ = left_ == 0;
-        return on_data(p, k);
-    }
-    // Chunked: chunk = size [; ext] CRLF data CRLF; last-chunk = 0 CRLF; trailer; CRLF.
-    while (p < end && !done_) {
-        switch (chunk_) {
-            case kSize: {
-                uint8_t c = *p++;
-                if (++line_ > kMaxChunkLine) return SRS_ERR(kErrorHttpBadChunkSize, "chunk-size line too long");
-                if (c == '\n') {
-                    if (!digits_) return SRS_ERR(kErrorHttpBadChunkSize, "chunk-size line without a size");
-                    chunk_ = left_ ? kData : kTrailer;
-                    line_ = 0;
-                    digits_ = extension_ = false;
-                } else if (extension_ || c == '\r') {
-                    // skipped: extensions; the CR before LF
-                } else if (c == ';' || c == ' ' || c == '\t') {
-                    extension_ = true;
-                } else {
-                    int v = hex_digit(c);
-                    if (v < 0 || left_ >> 40) return SRS_ERR(kErrorHttpBadChunkSize, "bad chunk size byte 0x%02x", c);
-                    left_ = left_ * 16 + static_cast<uint64_t>(v);
-                    digits_ = true;
-                }
-                break;
-            }
-            case kData: {
-                size_t k = static_cast<size_t>(std::min<uint64_t>(left_, static_cast<uint64_t>(end - p)));
-                if (Error err = on_data(p, k); !err.ok()) return err;
-                p += k;
-                left_ -= k;
-                if (left_ == 0) chunk_ = kDataEnd;
-                break;
-            }
-            case kDataEnd: {
-                uint8_t c = *p++;
-                if (c == '\r' && !cr_) {
-                    cr_ = true;
-                } else if (c == '\n') {
-                    cr_ = false;
-                    chunk_ = kSize;
-                } else {
-                    return SRS_ERR(kErrorHttpBadChunkEnd, "chunk data not followed by CRLF");
-                }
-                break;
-            }
-            case kTrailer: {
-                uint8_t c = *p++;
-                if (c == '\n') {
-                    if (line_ == 0) done_ = true;  // the empty line ends the body
-                    line_ = 0;
-                } else if (c != '\r' && ++line_ > kMaxChunkLine) {
-                    return SRS_ERR(kErrorHttpBadChunkSize, "trailer field too long");
-                }
                 break;
             }
         }
@@ -605,33 +432,12 @@ Options parse_options(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     Options opt = parse_options(argc, argv);
-    raise_fd_limit(opt.clients, "players");
-    SignalPipe signals;
-    if (!prepare_run(opt, &signals, check_http_url)) return 2;
-
-    ErrorLog error_log;
-    std::vector<std::unique_ptr<Player>> players;
-    if (!start_clients(opt.clients, &players, [&](int i) { return new Player(i, &opt, &error_log); })) return 2;
-    printf("[%s] sb_http_load: %d players of %s, report every %d ms, run %g s (0: until SIGINT)\n",
-           now_text().c_str(), opt.clients, opt.url.c_str(), opt.report_ms, opt.duration_s);
-    fflush(stdout);
-
-    const utime_t start = monotonic_us();
-    auto sum = [&] { return sum_players(players); };
-    run_reports(opt, &signals, &error_log, start, sum, print_player_report);
-
-    PlayerTotals t = stop_clients(players, sum);
-    const utime_t elapsed = std::max<utime_t>(monotonic_us() - start, 1);
-    const uint64_t kbps = t.bytes * 8 * 1000 / static_cast<uint64_t>(elapsed);
-
-    print_summary_head(t, elapsed);
-    print_player_summary(t, kbps);
-    if (!g_rejected_statuses.empty()) {
-        printf("  HTTP statuses other than 200:");
-        for (const auto& [status, count] : g_rejected_statuses) printf(" %d=%" PRIu64, status, count);
-        printf("\n");
-    }
-    if (opt.json) print_player_json(t, kbps, elapsed, ",\"http_status\":" + statuses_json());
-    fflush(stdout);
-    return player_verify_failed(t) ? 1 : 0;
+    return run_player_tool<Player>("sb_http_load", opt, check_http_url, [] {
+        if (!g_rejected_statuses.empty()) {
+            printf("  HTTP statuses other than 200:");
+            for (const auto& [status, count] : g_rejected_statuses) printf(" %d=%" PRIu64, status, count);
+            printf("\n");
+        }
+        return ",\"http_status\":" + statuses_json();
+    });
 }

@@ -58,6 +58,7 @@
 #include "protocol/http_request.hpp"
 #include "protocol/rtmp_command.hpp"
 #include "st/st.h"
+#include "http_client.hpp"
 #include "tool_common.hpp"
 
 using namespace srs;
@@ -165,13 +166,6 @@ class Histogram {
 
 enum class Scheme { kRtmp, kHttp };
 
-struct HttpUrl {
-    std::string host;  // an IP literal, IPv6 without brackets
-    int port = 80;
-    std::string host_header;
-    std::string target;
-};
-
 struct Probe {
     std::string url;
     Scheme scheme = Scheme::kRtmp;
@@ -200,50 +194,6 @@ struct Probe {
 utime_t g_measure_from = INT64_MAX;
 
 // ---- HTTP-FLV, read with the kernel's receive times ----
-
-// http://ip[:port]/path[?query]; the host must be an IP address (no DNS).
-Error parse_http_url(const std::string& url, HttpUrl* out) {
-    static const char kScheme[] = "http://";
-    const size_t start = sizeof(kScheme) - 1;
-    if (url.size() < start || !http_iequals(std::string_view(url).substr(0, start), kScheme)) {
-        return SRS_ERR(kErrorHttpBadTarget, "not an http:// URL");
-    }
-    size_t end = url.find_first_of("/?#", start);
-    if (end == std::string::npos) end = url.size();
-    const std::string authority = url.substr(start, end - start);
-    std::string port;
-    if (!authority.empty() && authority[0] == '[') {
-        const size_t close = authority.find(']');
-        if (close == std::string::npos) return SRS_ERR(kErrorHttpBadTarget, "unclosed [ in the host");
-        out->host = authority.substr(1, close - 1);
-        if (close + 1 < authority.size()) {
-            if (authority[close + 1] != ':') return SRS_ERR(kErrorHttpBadTarget, "junk after the IPv6 host");
-            port = authority.substr(close + 2);
-        }
-    } else {
-        const size_t colon = authority.find(':');
-        out->host = authority.substr(0, colon);
-        if (colon != std::string::npos) port = authority.substr(colon + 1);
-    }
-    if (!is_ip_literal(out->host)) {
-        return SRS_ERR(kErrorRtmpClientNoDns, "the host '%s' is not an IP address (no DNS)", out->host.c_str());
-    }
-    out->port = 80;
-    if (!port.empty()) {
-        char* e = nullptr;
-        const long v = strtol(port.c_str(), &e, 10);
-        if (!e || *e || v < 1 || v > 65535) return SRS_ERR(kErrorHttpBadTarget, "bad port '%s'", port.c_str());
-        out->port = static_cast<int>(v);
-    }
-    out->host_header = authority;
-    std::string rest = url.substr(end, url.find('#', end) - end);
-    if (rest.empty() || rest[0] != '/') rest = "/" + rest;
-    out->target = rest;
-    return Error();
-}
-
-uint32_t be24(const uint8_t* p) { return (uint32_t(p[0]) << 16) | (uint32_t(p[1]) << 8) | p[2]; }
-uint32_t be32(const uint8_t* p) { return (uint32_t(p[0]) << 24) | be24(p + 1); }
 
 // Bytes of a tag body handed to the sink: the stamp SEI and the checks'
 // header bytes lie within them.
@@ -343,66 +293,6 @@ class FlvTagReader {
     uint32_t expected_previous_ = 0;
     uint32_t prefix_size_ = 0;
     uint8_t prefix_[kBodyPrefix] = {};
-};
-
-// Takes a chunked body (RFC 9112 7.1) in pieces and hands the chunk data to
-// on_data(p, n), which returns an Error. done() after the last chunk.
-class Dechunker {
-  public:
-    template <typename OnData>
-    Error feed(const uint8_t* p, size_t n, OnData&& on_data) {
-        const uint8_t* const end = p + n;
-        while (p < end && state_ != kDone) {
-            if (state_ == kData) {
-                const size_t k = static_cast<size_t>(std::min<uint64_t>(left_, static_cast<uint64_t>(end - p)));
-                if (Error err = on_data(p, k); !err.ok()) return err;
-                p += k;
-                left_ -= k;
-                if (left_ == 0) state_ = kDataEnd;
-                continue;
-            }
-            const uint8_t c = *p++;
-            if (++line_ > 1024) return SRS_ERR(kErrorHttpBadChunkSize, "chunk line too long");
-            if (state_ == kSize) {
-                if (c == '\n') {
-                    if (!digits_) return SRS_ERR(kErrorHttpBadChunkSize, "chunk-size line without a size");
-                    state_ = left_ ? kData : kTrailer;
-                    line_ = 0;
-                    digits_ = ext_ = false;
-                } else if (ext_ || c == '\r') {
-                } else if (c == ';' || c == ' ' || c == '\t') {
-                    ext_ = true;
-                } else {
-                    const int v = (c >= '0' && c <= '9') ? c - '0' : ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') ? (c | 0x20) - 'a' + 10 : -1;
-                    if (v < 0 || (left_ >> 40)) return SRS_ERR(kErrorHttpBadChunkSize, "bad chunk-size byte 0x%02x", c);
-                    left_ = left_ * 16 + static_cast<uint64_t>(v);
-                    digits_ = true;
-                }
-            } else if (state_ == kDataEnd) {
-                if (c == '\n') {
-                    state_ = kSize;
-                    line_ = 0;
-                } else if (c != '\r') {
-                    return SRS_ERR(kErrorHttpBadChunkEnd, "chunk data not followed by CRLF");
-                }
-            } else if (state_ == kTrailer) {
-                if (c == '\n') {
-                    if (line_ <= 2) state_ = kDone;  // the empty line
-                    line_ = 0;
-                }
-            }
-        }
-        return Error();
-    }
-    bool done() const { return state_ == kDone; }
-
-  private:
-    enum State : uint8_t { kSize, kData, kDataEnd, kTrailer, kDone };
-    State state_ = kSize;
-    bool digits_ = false;
-    bool ext_ = false;
-    uint32_t line_ = 0;
-    uint64_t left_ = 0;
 };
 
 // The one read buffer of every HTTP-FLV player: a player parses all it read
@@ -523,7 +413,7 @@ Error play_http(const HttpUrl& url, utime_t timeout, MediaSink* sink, ClientStat
     std::string head;
     bool in_head = true, chunked = false, stop = false;
     FlvTagReader flv;
-    Dechunker dechunk;
+    HttpBody body;
     utime_t user_us = 0, kernel_us = 0;  // of the current read
     auto on_tag = [&](uint8_t type, uint32_t ts, const uint8_t* p, size_t n) {
         return sink->on_message(type, ts, p, n, user_us, kernel_us);
@@ -544,7 +434,7 @@ Error play_http(const HttpUrl& url, utime_t timeout, MediaSink* sink, ClientStat
             Error err = socket_error("read", n);
             if (err.code() != kErrorSocketClosed) return err;
             if (in_head) return SRS_WRAP(err, "closed before the response head ended");
-            if (chunked && !dechunk.done()) return SRS_WRAP(err, "closed inside the chunked body");
+            if (chunked && !body.done()) return SRS_WRAP(err, "closed inside the chunked body");
             if (!flv.at_boundary()) return SRS_WRAP(err, "closed inside an FLV tag");
             err.ignore();  // the server ended the response
             return Error();
@@ -574,14 +464,14 @@ Error play_http(const HttpUrl& url, utime_t timeout, MediaSink* sink, ClientStat
             if (Error err = parse_response_head(head, &chunked); !err.ok()) return err;
             std::string().swap(head);
             in_head = false;
+            body.start(chunked ? HttpBody::kChunked : HttpBody::kUntilClose, 0);
             sink->on_play(user_us);
             p += used;
             left -= used;
         }
-        Error err = chunked ? dechunk.feed(p, left, on_data) : on_data(p, left);
-        if (!err.ok()) return err;
+        if (Error err = body.feed(p, left, on_data); !err.ok()) return err;
         if (stop) return Error();
-        if (chunked && dechunk.done()) {
+        if (chunked && body.done()) {
             if (!flv.at_boundary()) return SRS_ERR(kErrorSocketClosed, "the chunked body ended inside an FLV tag");
             return Error();
         }

@@ -118,29 +118,5 @@ Options parse_options(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     Options opt = parse_options(argc, argv);
-    raise_fd_limit(opt.clients, "players");
-    SignalPipe signals;
-    if (!prepare_run(opt, &signals)) return 2;
-
-    ErrorLog error_log;
-    std::vector<std::unique_ptr<Player>> players;
-    if (!start_clients(opt.clients, &players, [&](int i) { return new Player(i, &opt, &error_log); })) return 2;
-    printf("[%s] sb_rtmp_load: %d players of %s, report every %d ms, run %g s (0: until SIGINT)\n",
-           now_text().c_str(), opt.clients, opt.url.c_str(), opt.report_ms, opt.duration_s);
-    fflush(stdout);
-
-    const utime_t start = monotonic_us();
-    auto sum = [&] { return sum_players(players); };
-    run_reports(opt, &signals, &error_log, start, sum, print_player_report);
-
-    PlayerTotals t = stop_clients(players, sum);
-    const utime_t elapsed = std::max<utime_t>(monotonic_us() - start, 1);
-    const uint64_t kbps = t.bytes * 8 * 1000 / static_cast<uint64_t>(elapsed);
-    const bool verify_failed = player_verify_failed(t);
-
-    print_summary_head(t, elapsed);
-    print_player_summary(t, kbps);
-    if (opt.json) print_player_json(t, kbps, elapsed, "");
-    fflush(stdout);
-    return verify_failed ? 1 : 0;
+    return run_player_tool<Player>("sb_rtmp_load", opt, check_rtmp_url, [] { return std::string(); });
 }

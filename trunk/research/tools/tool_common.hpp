@@ -581,6 +581,41 @@ inline void print_player_json(const PlayerTotals& t, uint64_t kbps, utime_t elap
            t.video_min, t.video_max, player_verify_failed(t) ? "false" : "true");
 }
 
+// main() of a player tool (sb_rtmp_load, sb_http_load) after its options:
+// starts opt.clients Players, reports until the run ends, prints the summary.
+// summary_extra() prints the tool's own summary lines and returns what its
+// --json line adds (see print_player_json). The exit code: 2 when the run
+// could not start, 1 when a verification failed, else 0.
+template <typename Player, typename Opt, typename SummaryExtra>
+int run_player_tool(const char* tool, const Opt& opt, bool (*check_url)(const std::string& url),
+                    SummaryExtra summary_extra) {
+    raise_fd_limit(opt.clients, "players");
+    SignalPipe signals;
+    if (!prepare_run(opt, &signals, check_url)) return 2;
+
+    ErrorLog error_log;
+    std::vector<std::unique_ptr<Player>> players;
+    if (!start_clients(opt.clients, &players, [&](int i) { return new Player(i, &opt, &error_log); })) return 2;
+    printf("[%s] %s: %d players of %s, report every %d ms, run %g s (0: until SIGINT)\n", now_text().c_str(),
+           tool, opt.clients, opt.url.c_str(), opt.report_ms, opt.duration_s);
+    fflush(stdout);
+
+    const utime_t start = monotonic_us();
+    auto sum = [&] { return sum_players(players); };
+    run_reports(opt, &signals, &error_log, start, sum, print_player_report);
+
+    PlayerTotals t = stop_clients(players, sum);
+    const utime_t elapsed = std::max<utime_t>(monotonic_us() - start, 1);
+    const uint64_t kbps = t.bytes * 8 * 1000 / static_cast<uint64_t>(elapsed);
+
+    print_summary_head(t, elapsed);
+    print_player_summary(t, kbps);
+    const std::string json_extra = summary_extra();
+    if (opt.json) print_player_json(t, kbps, elapsed, json_extra);
+    fflush(stdout);
+    return player_verify_failed(t) ? 1 : 0;
+}
+
 // ---- publishers: the file they send and what the server tells them ----
 
 // A whole FLV file as tags, and its first onMetaData object. The publishing

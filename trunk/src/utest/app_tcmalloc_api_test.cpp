@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/tcmalloc_api.hpp"
+#include "utest/api_test_util.hpp"
 
 #ifdef SRS_GPERF
 #include <gperftools/malloc_extension.h>
@@ -18,23 +19,9 @@ using Json = ApiEndpoint::Json;
 
 namespace {
 
-HttpRequest get(const std::string& query) {
-    HttpRequest req;
-    req.method = "GET";
-    req.path = "/api/v1/tcmalloc";
-    req.target = req.path + (query.empty() ? "" : "?" + query);
-    req.query = query;
-    return req;
-}
+HttpRequest get(const std::string& query) { return utest::api_get("/api/v1/tcmalloc", query); }
 
-Json envelope() {
-    Json j;
-    j["code"] = 0;
-    j["server"] = "vid-test";
-    j["service"] = "testsrvc";
-    j["pid"] = "1";
-    return j;
-}
+Json envelope() { return utest::api_envelope(); }
 
 std::unique_ptr<Config> config_with(const std::string& text) {
     std::unique_ptr<Config> c;

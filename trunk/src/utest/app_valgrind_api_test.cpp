@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/valgrind_api.hpp"
+#include "utest/api_test_util.hpp"
 #include "io/runtime.hpp"
 
 #ifdef SRS_VALGRIND
@@ -21,23 +22,9 @@ using Json = ApiEndpoint::Json;
 
 namespace {
 
-HttpRequest get(const std::string& query) {
-    HttpRequest req;
-    req.method = "GET";
-    req.path = "/api/v1/valgrind";
-    req.target = req.path + (query.empty() ? "" : "?" + query);
-    req.query = query;
-    return req;
-}
+HttpRequest get(const std::string& query) { return utest::api_get("/api/v1/valgrind", query); }
 
-Json envelope() {
-    Json j;
-    j["code"] = 0;
-    j["server"] = "vid-test";
-    j["service"] = "testsrvc";
-    j["pid"] = "1";
-    return j;
-}
+Json envelope() { return utest::api_envelope(); }
 
 ValgrindEnv env(bool has_new, bool running = true) {
     ValgrindEnv e;

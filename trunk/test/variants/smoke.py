@@ -159,6 +159,19 @@ def pprof_text(vdir: Path, glob):
 # ---------------------------------------------------------------- variants
 
 
+def idle_then_sigterm(vdir, pattern):
+    """Removes the files matching pattern, runs the variant's server idle for
+    a second and ends it with SIGTERM; returns it for its log."""
+    clean(vdir, pattern)
+    srv = VariantServer(vdir)
+    try:
+        time.sleep(1)
+        srv.quit(signal.SIGTERM)
+    finally:
+        srv.kill()
+    return srv
+
+
 def test_gcp(big_media):
     vdir = build("gcp")
     clean(vdir, "gperf.srs.gcp*", "t.svg")
@@ -185,13 +198,7 @@ def test_gcp(big_media):
     print("$ ./objs/pprof --text objs/srs gperf.srs.gcp*\n" + top_lines(text, 16))
 
     # SIGTERM ends the profile too.
-    clean(vdir, "gperf.srs.gcp*")
-    srv = VariantServer(vdir)
-    try:
-        time.sleep(1)
-        srv.quit(signal.SIGTERM)
-    finally:
-        srv.kill()
+    srv = idle_then_sigterm(vdir, "gperf.srs.gcp*")
     assert (vdir / "gperf.srs.gcp").exists() and "CPU profile written" in srv.log()
     print("[gcp] SIGTERM: gperf.srs.gcp written")
 
@@ -214,13 +221,7 @@ def test_gmp(media):
     print("$ ./objs/pprof --text objs/srs gperf.srs.gmp*\n" + top_lines(text, 16))
 
     # SIGTERM dumps the profile too.
-    clean(vdir, "gperf.srs.gmp*")
-    srv = VariantServer(vdir)
-    try:
-        time.sleep(1)
-        srv.quit(signal.SIGTERM)
-    finally:
-        srv.kill()
+    srv = idle_then_sigterm(vdir, "gperf.srs.gmp*")
     assert list(vdir.glob("gperf.srs.gmp.*.heap")), srv.log()[-2000:]
     print("[gmp] SIGTERM: gperf.srs.gmp.*.heap written")
 
