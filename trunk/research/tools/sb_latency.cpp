@@ -58,6 +58,7 @@
 #include "protocol/http_request.hpp"
 #include "protocol/rtmp_command.hpp"
 #include "st/st.h"
+#include "flv_stream.hpp"
 #include "http_client.hpp"
 #include "tool_common.hpp"
 
@@ -195,106 +196,6 @@ utime_t g_measure_from = INT64_MAX;
 
 // ---- HTTP-FLV, read with the kernel's receive times ----
 
-// Bytes of a tag body handed to the sink: the stamp SEI and the checks'
-// header bytes lie within them.
-constexpr size_t kBodyPrefix = 64;
-
-// Decodes an FLV byte stream fed in pieces of any size; on_tag(type,
-// timestamp, prefix, n) is called once a tag's body has arrived completely,
-// with its first min(size, 64) bytes, and returns false to stop. The
-// PreviousTagSize after each tag must be 11 + DataSize.
-class FlvTagReader {
-  public:
-    template <typename OnTag>
-    Error feed(const uint8_t* p, size_t n, bool* stop, OnTag&& on_tag) {
-        const uint8_t* const end = p + n;
-        while (p < end) {
-            switch (state_) {
-                case kHeader:
-                    if (!gather(&p, end, kFlvHeaderSize)) break;
-                    if (memcmp(small_, "FLV\x01", 4) != 0) return SRS_ERR(kErrorFlvHeader, "not an FLV header");
-                    left_ = be32(small_ + 5);
-                    if (left_ < kFlvHeaderSize || left_ > 65536) return SRS_ERR(kErrorFlvHeader, "FLV offset %u", left_);
-                    left_ -= kFlvHeaderSize;
-                    expected_previous_ = 0;
-                    state_ = kHeaderSkip;
-                    break;
-                case kHeaderSkip: {
-                    const uint32_t k = static_cast<uint32_t>(std::min<size_t>(left_, end - p));
-                    p += k;
-                    left_ -= k;
-                    if (left_ == 0) state_ = kPrevious;
-                    break;
-                }
-                case kTagHeader:
-                    if (!gather(&p, end, kFlvTagHeaderSize)) break;
-                    type_ = small_[0] & 0x1f;
-                    if ((small_[0] & 0xe0) || (type_ != kFlvTagAudio && type_ != kFlvTagVideo && type_ != kFlvTagScript)) {
-                        return SRS_ERR(kErrorFlvTagType, "FLV tag byte 0x%02x", small_[0]);
-                    }
-                    size_ = left_ = be24(small_ + 1);
-                    timestamp_ = be24(small_ + 4) | (static_cast<uint32_t>(small_[7]) << 24);
-                    expected_previous_ = static_cast<uint32_t>(kFlvTagHeaderSize) + size_;
-                    prefix_size_ = 0;
-                    state_ = kBody;
-                    if (left_ == 0) state_ = kPrevious;
-                    if (left_ == 0 && !on_tag(type_, timestamp_, prefix_, 0)) *stop = true;
-                    break;
-                case kBody: {
-                    const uint32_t k = static_cast<uint32_t>(std::min<size_t>(left_, end - p));
-                    const uint32_t want = static_cast<uint32_t>(std::min<size_t>(size_, kBodyPrefix));
-                    if (prefix_size_ < want) {
-                        const uint32_t c = std::min(want - prefix_size_, k);
-                        memcpy(prefix_ + prefix_size_, p, c);
-                        prefix_size_ += c;
-                    }
-                    p += k;
-                    left_ -= k;
-                    if (left_ == 0) {
-                        state_ = kPrevious;
-                        if (!on_tag(type_, timestamp_, prefix_, prefix_size_)) *stop = true;
-                    }
-                    break;
-                }
-                case kPrevious:
-                    if (!gather(&p, end, kFlvPreviousTagSize)) break;
-                    if (be32(small_) != expected_previous_) {
-                        return SRS_ERR(kErrorFlvTagSize, "PreviousTagSize %u, expected %u", be32(small_),
-                                       expected_previous_);
-                    }
-                    state_ = kTagHeader;
-                    break;
-            }
-            if (*stop) return Error();
-        }
-        return Error();
-    }
-    bool at_boundary() const { return state_ == kTagHeader && have_ == 0; }
-
-  private:
-    enum State : uint8_t { kHeader, kHeaderSkip, kTagHeader, kBody, kPrevious };
-    bool gather(const uint8_t** p, const uint8_t* end, size_t need) {
-        const size_t k = std::min(need - have_, static_cast<size_t>(end - *p));
-        memcpy(small_ + have_, *p, k);
-        *p += k;
-        have_ += k;
-        if (have_ < need) return false;
-        have_ = 0;
-        return true;
-    }
-
-    State state_ = kHeader;
-    uint8_t type_ = 0;
-    uint8_t small_[kFlvTagHeaderSize] = {};
-    size_t have_ = 0;
-    uint32_t timestamp_ = 0;
-    uint32_t size_ = 0;
-    uint32_t left_ = 0;
-    uint32_t expected_previous_ = 0;
-    uint32_t prefix_size_ = 0;
-    uint8_t prefix_[kBodyPrefix] = {};
-};
-
 // The one read buffer of every HTTP-FLV player: a player parses all it read
 // before it can block again, so no other player touches it in between.
 constexpr size_t kReadBufferSize = 128 * 1024;
@@ -411,14 +312,14 @@ Error play_http(const HttpUrl& url, utime_t timeout, MediaSink* sink, ClientStat
     }
 
     std::string head;
-    bool in_head = true, chunked = false, stop = false;
-    FlvTagReader flv;
+    bool in_head = true, chunked = false;
+    FlvStream flv(FlvStream::kAtEnd);  // a frame counts when it has arrived whole
     HttpBody body;
     utime_t user_us = 0, kernel_us = 0;  // of the current read
     auto on_tag = [&](uint8_t type, uint32_t ts, const uint8_t* p, size_t n) {
         return sink->on_message(type, ts, p, n, user_us, kernel_us);
     };
-    auto on_data = [&](const uint8_t* p, size_t n) { return flv.feed(p, n, &stop, on_tag); };
+    auto on_data = [&](const uint8_t* p, size_t n) { return flv.feed(p, n, on_tag); };
     uint64_t received = 0;
     alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(struct timespec)) + 64];
     while (true) {
@@ -470,7 +371,7 @@ Error play_http(const HttpUrl& url, utime_t timeout, MediaSink* sink, ClientStat
             left -= used;
         }
         if (Error err = body.feed(p, left, on_data); !err.ok()) return err;
-        if (stop) return Error();
+        if (flv.stopped()) return Error();
         if (chunked && body.done()) {
             if (!flv.at_boundary()) return SRS_ERR(kErrorSocketClosed, "the chunked body ended inside an FLV tag");
             return Error();
