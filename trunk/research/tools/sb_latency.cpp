@@ -645,10 +645,10 @@ class Publisher : public ToolClient<Options, PublisherStats> {
 
 Error Publisher::session() {
     std::unique_ptr<RtmpClient> client(new RtmpClient());
-    client->set_flash_ver("FMLE/3.0 (compatible; sb_latency)");
-    if (Error err = client->connect(opt_->publish_url, opt_->timeout_ms * kUsPerMs); !err.ok()) return err;
-    if (Error err = client->set_chunk_size(static_cast<uint32_t>(opt_->chunk_size)); !err.ok()) return err;
-    if (Error err = client->publish(); !err.ok()) return err;
+    if (Error err = start_publishing(client.get(), "sb_latency", opt_->publish_url, opt_->timeout_ms, opt_->chunk_size);
+        !err.ok()) {
+        return err;
+    }
     stats_.sessions++;
     stats_.alive = true;
 

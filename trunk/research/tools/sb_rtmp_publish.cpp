@@ -124,11 +124,11 @@ Error Publisher::flush_batch(RtmpClient* client) {
 
 Error Publisher::session() {
     std::unique_ptr<RtmpClient> client(new RtmpClient());
-    client->set_flash_ver("FMLE/3.0 (compatible; sb_rtmp_publish)");
     const std::string url = url_for(opt_->url, index_);
-    if (Error err = client->connect(url, opt_->timeout_ms * kUsPerMs); !err.ok()) return err;
-    if (Error err = client->set_chunk_size(static_cast<uint32_t>(opt_->chunk_size)); !err.ok()) return err;
-    if (Error err = client->publish(); !err.ok()) return err;
+    if (Error err = start_publishing(client.get(), "sb_rtmp_publish", url, opt_->timeout_ms, opt_->chunk_size);
+        !err.ok()) {
+        return err;
+    }
     stats_.sessions++;
     stats_.alive = true;
 

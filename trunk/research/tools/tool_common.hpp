@@ -618,6 +618,16 @@ int run_player_tool(const char* tool, const Opt& opt, bool (*check_url)(const st
 
 // ---- publishers: the file they send and what the server tells them ----
 
+// How a publishing tool starts a session: connects as an encoder would
+// (flashVer "FMLE/3.0 (compatible; TOOL)"), sets its chunk size, publishes.
+inline Error start_publishing(RtmpClient* client, const char* tool, const std::string& url, int timeout_ms,
+                              int chunk_size) {
+    client->set_flash_ver(std::string("FMLE/3.0 (compatible; ") + tool + ")");
+    if (Error err = client->connect(url, timeout_ms * kUsPerMs); !err.ok()) return err;
+    if (Error err = client->set_chunk_size(static_cast<uint32_t>(chunk_size)); !err.ok()) return err;
+    return client->publish();
+}
+
 // A whole FLV file as tags, and its first onMetaData object. The publishing
 // tools (sb_rtmp_publish, sb_latency) turn the tags into what they send.
 inline Error read_flv_file(const std::string& path, std::vector<FlvTag>* tags, Amf0Value* metadata,
