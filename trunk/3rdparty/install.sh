@@ -1,6 +1,6 @@
 #!/bin/sh
 # Install (or check) the Debian packages listed in packages.txt.
-#   ./install.sh [--check] [GROUP...]     GROUP: build test tools all (default: build)
+#   ./install.sh [--check] [GROUP...]     GROUP: build test tools bench all (default: build)
 # --check only reports what is missing and exits 1 when something is; without it,
 # missing packages are installed with apt-get (root needed).
 set -e
@@ -10,8 +10,8 @@ groups=""
 for arg in "$@"; do
     case "$arg" in
         --check) check_only=yes ;;
-        build|test|tools) groups="$groups $arg" ;;
-        all) groups="build test tools" ;;
+        build|test|tools|bench) groups="$groups $arg" ;;
+        all) groups="build test tools bench" ;;
         -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown argument '$arg'" >&2; exit 2 ;;
     esac

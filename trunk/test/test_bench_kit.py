@@ -1,0 +1,55 @@
+"""The benchmark kit (test/bench/run) end to end at a tiny scale: our server
+(this build) and, when installed, nginx-rtmp, with a few players and
+publishers each. The full benchmark is not part of the suite; this proves the
+kit runs from a clean tree and that its table holds what it measured."""
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from conftest import TRUNK
+
+NGINX = Path("/usr/sbin/nginx").exists() and Path("/usr/lib/nginx/modules/ngx_rtmp_module.so").exists()
+
+
+def rows(md):
+    """The table rows as lists of cells (header and rule lines left out)."""
+    out = []
+    for line in md.splitlines():
+        if line.startswith("| ") and not line.startswith("| Server") and not line.startswith("| Clients") \
+                and not line.startswith("| ---") and not re.match(r"^\|[-|]+\|$", line):
+            out.append([c.strip() for c in line.strip("|").split("|")])
+    return out
+
+
+def test_kit_tiny_run(tmp_path, media):
+    out = tmp_path / "results.md"
+    cmd = [str(TRUNK / "test" / "bench" / "run"), "--srs", str(TRUNK / "objs" / "srs"), "--media", str(media),
+           "--clients", "3", "--publishers", "2", "--tool-capacity", "4", "--settle", "1", "--window", "2",
+           "--spread", "300", "--out", str(out)]
+    if not NGINX:
+        cmd.append("--no-nginx")
+    r = subprocess.run(cmd, cwd=TRUNK, capture_output=True, text=True, timeout=400)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    md = out.read_text()
+    assert "Command: `test/bench/run --srs" in md
+    table = rows(md)
+    kinds = {(row[0], row[1], row[2]) for row in table if len(row) == 12}
+    want = {("ours", "RTMP play", "3"), ("ours", "HTTP-FLV play", "3"), ("ours", "RTMP play, sb on 1 core", "4"),
+            ("ours", "RTMP publish", "2"), ("ours mr", "RTMP publish", "2")}
+    if NGINX:
+        want |= {("nginx-rtmp", "RTMP play", "3"), ("nginx-rtmp", "RTMP publish", "2")}
+    assert want <= kinds, (kinds, md)
+    for row in table:
+        if len(row) != 12:
+            continue
+        server, kind, clients, cpu, mem, kb, conn, enbps, anbps, sb, alive, verified = row
+        assert alive == clients, row  # every client was in a session at the end
+        assert float(cpu.rstrip("%")) >= 0 and mem.endswith("MB"), row  # a few clients may round to 0.0%
+        if "play" in kind:
+            assert verified == "True", row
+            assert int(conn) >= int(clients), row
+    # The ratio lines: one per count and kind of ours (a ratio is "-" where
+    # nginx-rtmp's CPU rounded to 0 at this tiny scale).
+    ratio_rows = {(row[0], row[1]) for row in table if len(row) == 5}
+    assert {("3", "play"), ("2", "publish"), ("2", "publish, mr on")} <= ratio_rows, ratio_rows
