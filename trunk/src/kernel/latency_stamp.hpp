@@ -26,7 +26,7 @@
 #include <cstdint>
 
 #include "core/error.hpp"
-#include "kernel/media_codec.hpp"
+#include "kernel/codec/media_codec.hpp"
 
 namespace srs {
 

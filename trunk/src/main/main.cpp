@@ -14,9 +14,9 @@
 #include <memory>
 #include <string>
 
-#include "app/config.hpp"
-#include "app/process.hpp"
-#include "app/server.hpp"
+#include "app/config/config.hpp"
+#include "app/server/process.hpp"
+#include "app/server/server.hpp"
 #include "build_options.h"
 #include "core/log.hpp"
 #include "core/version.hpp"

@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "http_client.hpp"  // be24, be32
-#include "kernel/flv.hpp"
+#include "kernel/flv/flv.hpp"
 
 namespace srs::tool {
 

@@ -12,8 +12,8 @@
 #include <string_view>
 
 #include "core/error.hpp"
-#include "protocol/http_request.hpp"
-#include "protocol/rtmp_url.hpp"
+#include "protocol/http/http_request.hpp"
+#include "protocol/rtmp/rtmp_url.hpp"
 #include "tool_common.hpp"
 
 namespace srs::tool {

@@ -48,15 +48,15 @@
 #include <string_view>
 #include <vector>
 
-#include "app/rtmp_client.hpp"
+#include "app/rtmp/rtmp_client.hpp"
 #include "core/clock.hpp"
 #include "io/signal_pipe.hpp"
 #include "io/socket.hpp"
-#include "kernel/flv.hpp"
+#include "kernel/flv/flv.hpp"
 #include "kernel/latency_stamp.hpp"
-#include "kernel/media_codec.hpp"
-#include "protocol/http_request.hpp"
-#include "protocol/rtmp_command.hpp"
+#include "kernel/codec/media_codec.hpp"
+#include "protocol/http/http_request.hpp"
+#include "protocol/rtmp/rtmp_command.hpp"
 #include "st/st.h"
 #include "flv_stream.hpp"
 #include "http_client.hpp"

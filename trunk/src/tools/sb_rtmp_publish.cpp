@@ -22,12 +22,12 @@
 #include <string>
 #include <vector>
 
-#include "app/rtmp_client.hpp"
+#include "app/rtmp/rtmp_client.hpp"
 #include "core/clock.hpp"
 #include "io/signal_pipe.hpp"
-#include "kernel/flv.hpp"
-#include "kernel/media_codec.hpp"
-#include "protocol/rtmp_command.hpp"
+#include "kernel/flv/flv.hpp"
+#include "kernel/codec/media_codec.hpp"
+#include "protocol/rtmp/rtmp_command.hpp"
 #include "tool_common.hpp"
 
 using namespace srs;

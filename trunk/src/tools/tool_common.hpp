@@ -24,16 +24,16 @@
 #include <string>
 #include <vector>
 
-#include "app/rtmp_client.hpp"
+#include "app/rtmp/rtmp_client.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "io/coroutine.hpp"
 #include "io/runtime.hpp"
 #include "io/signal_pipe.hpp"
-#include "kernel/flv.hpp"
-#include "kernel/media_codec.hpp"
-#include "protocol/rtmp_command.hpp"
-#include "protocol/rtmp_url.hpp"
+#include "kernel/flv/flv.hpp"
+#include "kernel/codec/media_codec.hpp"
+#include "protocol/rtmp/rtmp_command.hpp"
+#include "protocol/rtmp/rtmp_url.hpp"
 
 namespace srs::tool {
 

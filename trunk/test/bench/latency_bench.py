@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rtmp_play_bench import proc_cpu_seconds, stop  # noqa: E402
 
 RTMP_PORT, HTTP_PORT = 19381, 18381
-MW_LATENCY_MS = 350  # the default of play.mw_latency (src/app/config_directives.cpp)
+MW_LATENCY_MS = 350  # the default of play.mw_latency (src/app/config/config_directives.cpp)
 
 MODES = {
     "min_latency on": "    min_latency on;\n",

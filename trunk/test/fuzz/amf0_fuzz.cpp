@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel/amf0.hpp"
+#include "kernel/flv/amf0.hpp"
 
 using namespace srs;
 

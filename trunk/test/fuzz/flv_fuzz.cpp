@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "kernel/flv.hpp"
-#include "kernel/media_codec.hpp"
+#include "kernel/flv/flv.hpp"
+#include "kernel/codec/media_codec.hpp"
 
 using namespace srs;
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/http_request.hpp"
+#include "protocol/http/http_request.hpp"
 
 using namespace srs;
 

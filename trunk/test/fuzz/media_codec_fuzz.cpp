@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "kernel/media_codec.hpp"
+#include "kernel/codec/media_codec.hpp"
 
 using namespace srs;
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "protocol/rtmp_chunk.hpp"
-#include "protocol/rtmp_protocol.hpp"
+#include "protocol/rtmp/rtmp_chunk.hpp"
+#include "protocol/rtmp/rtmp_protocol.hpp"
 
 using namespace srs;
 

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "protocol/rtmp_command.hpp"
-#include "protocol/rtmp_url.hpp"
+#include "protocol/rtmp/rtmp_command.hpp"
+#include "protocol/rtmp/rtmp_url.hpp"
 
 using namespace srs;
 

@@ -20,7 +20,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "protocol/rtmp_handshake.hpp"
+#include "protocol/rtmp/rtmp_handshake.hpp"
 
 using namespace srs;
 

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/live_context.hpp"
-#include "protocol/http_request.hpp"
+#include "app/server/live_context.hpp"
+#include "protocol/http/http_request.hpp"
 
 namespace srs {
 

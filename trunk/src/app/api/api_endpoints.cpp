@@ -1,7 +1,7 @@
-#include "app/api_endpoint.hpp"
-#include "app/diagnostics_api.hpp"
-#include "app/valgrind_api.hpp"
-#include "app/tcmalloc_api.hpp"
+#include "app/api/api_endpoint.hpp"
+#include "app/api/diagnostics_api.hpp"
+#include "app/api/valgrind_api.hpp"
+#include "app/api/tcmalloc_api.hpp"
 
 namespace srs {
 

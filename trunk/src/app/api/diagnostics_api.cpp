@@ -1,4 +1,4 @@
-#include "app/diagnostics_api.hpp"
+#include "app/api/diagnostics_api.hpp"
 
 #include <sched.h>
 #include <sys/resource.h>
@@ -9,7 +9,7 @@
 
 #include <valgrind/valgrind.h>
 
-#include "app/diagnostics.hpp"
+#include "app/stats/diagnostics.hpp"
 #include "build_options.h"
 
 namespace srs {

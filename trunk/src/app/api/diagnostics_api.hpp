@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "app/api_endpoint.hpp"
-#include "app/proc_stats.hpp"
+#include "app/api/api_endpoint.hpp"
+#include "app/stats/proc_stats.hpp"
 
 namespace srs {
 

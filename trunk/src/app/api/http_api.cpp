@@ -1,14 +1,14 @@
-#include "app/http_api.hpp"
+#include "app/api/http_api.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
 
-#include "app/live_source.hpp"
+#include "app/live/live_source.hpp"
 #include "build_options.h"
 #include "core/version.hpp"
 #include "io/runtime.hpp"
-#include "protocol/http_response.hpp"
+#include "protocol/http/http_response.hpp"
 
 namespace srs {
 

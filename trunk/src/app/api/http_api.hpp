@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/api_endpoint.hpp"
-#include "app/http_conn.hpp"
-#include "app/live_context.hpp"
+#include "app/api/api_endpoint.hpp"
+#include "app/http/http_conn.hpp"
+#include "app/server/live_context.hpp"
 
 namespace srs {
 

@@ -1,4 +1,4 @@
-#include "app/tcmalloc_api.hpp"
+#include "app/api/tcmalloc_api.hpp"
 
 #include <vector>
 

@@ -12,8 +12,8 @@
 
 #include <string>
 
-#include "app/api_endpoint.hpp"
-#include "app/config.hpp"
+#include "app/api/api_endpoint.hpp"
+#include "app/config/config.hpp"
 
 namespace srs {
 

@@ -1,4 +1,4 @@
-#include "app/valgrind_api.hpp"
+#include "app/api/valgrind_api.hpp"
 
 #include "core/clock.hpp"
 #include "core/log.hpp"

@@ -17,7 +17,7 @@
 #include <memory>
 #include <string>
 
-#include "app/api_endpoint.hpp"
+#include "app/api/api_endpoint.hpp"
 #include "io/coroutine.hpp"
 
 namespace srs {

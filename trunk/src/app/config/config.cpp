@@ -1,11 +1,11 @@
-#include "app/config.hpp"
+#include "app/config/config.hpp"
 
 #include <cassert>
 #include <cstdlib>
 #include <unordered_map>
 
-#include "app/config_builder.hpp"
-#include "app/config_parser.hpp"
+#include "app/config/config_builder.hpp"
+#include "app/config/config_parser.hpp"
 
 namespace srs {
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "app/config_directives.hpp"
+#include "app/config/config_directives.hpp"
 #include "core/error.hpp"
 
 namespace srs {

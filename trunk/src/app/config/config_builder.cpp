@@ -1,11 +1,11 @@
 // Turns a parsed conf tree and the environment into a Config: rewrites SRS's
 // old directive forms, validates every directive against the table, and keeps
 // the values (first occurrence wins, as in SRS).
-#include "app/config_builder.hpp"
+#include "app/config/config_builder.hpp"
 
 #include <cstring>
 
-#include "app/config_directives.hpp"
+#include "app/config/config_directives.hpp"
 
 namespace srs {
 

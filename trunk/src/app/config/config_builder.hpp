@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "app/config.hpp"
-#include "app/config_parser.hpp"
+#include "app/config/config.hpp"
+#include "app/config/config_parser.hpp"
 
 namespace srs {
 

@@ -1,4 +1,4 @@
-#include "app/config_directives.hpp"
+#include "app/config/config_directives.hpp"
 
 #include <arpa/inet.h>
 #include <strings.h>

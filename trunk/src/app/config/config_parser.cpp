@@ -1,4 +1,4 @@
-#include "app/config_parser.hpp"
+#include "app/config/config_parser.hpp"
 
 #include <sys/stat.h>
 

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "app/config_directives.hpp"
+#include "app/config/config_directives.hpp"
 
 namespace srs {
 
@@ -59,7 +59,7 @@ class FullConfWriter {
   public:
     std::string render() {
         out_ += "# The reference conf: every directive the server implements, set to its default.\n"
-                "# Generated from the directive table (src/app/config_directives.cpp); do not edit.\n"
+                "# Generated from the directive table (src/app/config/config_directives.cpp); do not edit.\n"
                 "# After changing the table, regenerate it from trunk/ with\n"
                 "#   SRS_REGEN_FULL_CONF=1 ./objs/srs_utest --gtest_filter='ConfigFullConf.*'\n"
                 "#\n"

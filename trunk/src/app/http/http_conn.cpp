@@ -1,4 +1,4 @@
-#include "app/http_conn.hpp"
+#include "app/http/http_conn.hpp"
 
 #include "core/buffer.hpp"
 #include "core/log.hpp"

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "app/connection.hpp"
-#include "protocol/http_request.hpp"
-#include "protocol/http_response.hpp"
+#include "app/server/connection.hpp"
+#include "protocol/http/http_request.hpp"
+#include "protocol/http/http_response.hpp"
 
 namespace srs {
 

@@ -1,14 +1,14 @@
-#include "app/http_flv.hpp"
+#include "app/http/http_flv.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <vector>
 
-#include "app/live_consumer.hpp"
-#include "app/live_source.hpp"
+#include "app/live/live_consumer.hpp"
+#include "app/live/live_source.hpp"
 #include "core/log.hpp"
-#include "kernel/flv.hpp"
+#include "kernel/flv/flv.hpp"
 
 namespace srs {
 

@@ -5,8 +5,8 @@
 // and shared by every FLV player.
 #pragma once
 
-#include "app/http_conn.hpp"
-#include "app/live_context.hpp"
+#include "app/http/http_conn.hpp"
+#include "app/server/live_context.hpp"
 
 namespace srs {
 

@@ -1,4 +1,4 @@
-#include "app/http_static.hpp"
+#include "app/http/http_static.hpp"
 
 #include <fcntl.h>
 #include <limits.h>

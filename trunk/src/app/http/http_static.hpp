@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "app/http_conn.hpp"
+#include "app/http/http_conn.hpp"
 
 namespace srs {
 

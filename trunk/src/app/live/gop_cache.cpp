@@ -1,4 +1,4 @@
-#include "app/gop_cache.hpp"
+#include "app/live/gop_cache.hpp"
 
 namespace srs {
 

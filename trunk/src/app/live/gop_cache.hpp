@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "app/live_message.hpp"
+#include "app/live/live_message.hpp"
 
 namespace srs {
 

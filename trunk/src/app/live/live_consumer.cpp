@@ -1,6 +1,6 @@
-#include "app/live_consumer.hpp"
+#include "app/live/live_consumer.hpp"
 
-#include "app/live_source.hpp"
+#include "app/live/live_source.hpp"
 #include "core/log.hpp"
 
 namespace srs {

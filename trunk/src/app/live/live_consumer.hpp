@@ -12,7 +12,7 @@
 #include <deque>
 #include <vector>
 
-#include "app/live_message.hpp"
+#include "app/live/live_message.hpp"
 #include "core/clock.hpp"
 #include "io/coroutine.hpp"
 

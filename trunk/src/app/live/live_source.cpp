@@ -1,4 +1,4 @@
-#include "app/live_source.hpp"
+#include "app/live/live_source.hpp"
 
 #include <algorithm>
 

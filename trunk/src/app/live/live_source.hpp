@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "app/gop_cache.hpp"
-#include "app/kbps.hpp"
-#include "app/live_consumer.hpp"
-#include "app/live_message.hpp"
+#include "app/live/gop_cache.hpp"
+#include "app/stats/kbps.hpp"
+#include "app/live/live_consumer.hpp"
+#include "app/live/live_message.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
-#include "kernel/media_codec.hpp"
+#include "kernel/codec/media_codec.hpp"
 
 namespace srs {
 

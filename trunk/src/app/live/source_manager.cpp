@@ -1,4 +1,4 @@
-#include "app/source_manager.hpp"
+#include "app/live/source_manager.hpp"
 
 #include "core/log.hpp"
 #include "io/runtime.hpp"

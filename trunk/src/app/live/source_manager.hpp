@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/live_source.hpp"
+#include "app/live/live_source.hpp"
 #include "io/coroutine.hpp"
 
 namespace srs {

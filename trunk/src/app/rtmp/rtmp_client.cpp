@@ -1,6 +1,6 @@
-#include "app/rtmp_client.hpp"
+#include "app/rtmp/rtmp_client.hpp"
 
-#include "protocol/rtmp_chunk.hpp"
+#include "protocol/rtmp/rtmp_chunk.hpp"
 
 namespace srs {
 

@@ -33,15 +33,15 @@
 #include <string>
 #include <vector>
 
-#include "app/rtmp_transport.hpp"
+#include "app/rtmp/rtmp_transport.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/shared_buffer.hpp"
 #include "io/socket.hpp"
-#include "kernel/amf0.hpp"
-#include "protocol/rtmp_command.hpp"
-#include "protocol/rtmp_message.hpp"
-#include "protocol/rtmp_url.hpp"
+#include "kernel/flv/amf0.hpp"
+#include "protocol/rtmp/rtmp_command.hpp"
+#include "protocol/rtmp/rtmp_message.hpp"
+#include "protocol/rtmp/rtmp_url.hpp"
 
 namespace srs {
 

@@ -1,12 +1,12 @@
-#include "app/rtmp_conn.hpp"
+#include "app/rtmp/rtmp_conn.hpp"
 
 #include <unistd.h>
 
 #include <memory>
 
-#include "app/live_consumer.hpp"
-#include "app/live_source.hpp"
-#include "app/rtmp_media_sender.hpp"
+#include "app/live/live_consumer.hpp"
+#include "app/live/live_source.hpp"
+#include "app/rtmp/rtmp_media_sender.hpp"
 #include "core/log.hpp"
 #include "core/version.hpp"
 #include "io/runtime.hpp"

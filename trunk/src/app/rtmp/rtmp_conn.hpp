@@ -5,10 +5,10 @@
 #include <memory>
 #include <string>
 
-#include "app/connection.hpp"
-#include "app/live_context.hpp"
-#include "app/rtmp_transport.hpp"
-#include "protocol/rtmp_url.hpp"
+#include "app/server/connection.hpp"
+#include "app/server/live_context.hpp"
+#include "app/rtmp/rtmp_transport.hpp"
+#include "protocol/rtmp/rtmp_url.hpp"
 
 namespace srs {
 

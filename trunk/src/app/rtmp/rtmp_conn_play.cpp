@@ -1,10 +1,10 @@
 // The playing side of an RTMP connection.
 #include <memory>
 
-#include "app/live_consumer.hpp"
-#include "app/live_source.hpp"
-#include "app/rtmp_conn.hpp"
-#include "app/rtmp_media_sender.hpp"
+#include "app/live/live_consumer.hpp"
+#include "app/live/live_source.hpp"
+#include "app/rtmp/rtmp_conn.hpp"
+#include "app/rtmp/rtmp_media_sender.hpp"
 #include "core/log.hpp"
 
 namespace srs {

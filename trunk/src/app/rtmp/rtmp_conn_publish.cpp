@@ -1,6 +1,6 @@
 // The publishing side of an RTMP connection.
-#include "app/live_source.hpp"
-#include "app/rtmp_conn.hpp"
+#include "app/live/live_source.hpp"
+#include "app/rtmp/rtmp_conn.hpp"
 #include "core/log.hpp"
 
 namespace srs {

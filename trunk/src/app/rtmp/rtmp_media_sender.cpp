@@ -1,9 +1,9 @@
-#include "app/rtmp_media_sender.hpp"
+#include "app/rtmp/rtmp_media_sender.hpp"
 
 #include <limits.h>
 
-#include "protocol/rtmp_chunk.hpp"
-#include "protocol/rtmp_message.hpp"
+#include "protocol/rtmp/rtmp_chunk.hpp"
+#include "protocol/rtmp/rtmp_message.hpp"
 
 namespace srs {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "app/live_message.hpp"
+#include "app/live/live_message.hpp"
 #include "core/error.hpp"
 #include "io/socket.hpp"
 

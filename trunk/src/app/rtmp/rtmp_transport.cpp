@@ -1,8 +1,8 @@
-#include "app/rtmp_transport.hpp"
+#include "app/rtmp/rtmp_transport.hpp"
 
 #include "io/runtime.hpp"
-#include "protocol/rtmp_chunk.hpp"
-#include "protocol/rtmp_handshake.hpp"
+#include "protocol/rtmp/rtmp_chunk.hpp"
+#include "protocol/rtmp/rtmp_handshake.hpp"
 
 namespace srs {
 

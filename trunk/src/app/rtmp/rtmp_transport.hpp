@@ -10,9 +10,9 @@
 #include "core/buffer.hpp"
 #include "core/error.hpp"
 #include "io/socket.hpp"
-#include "protocol/rtmp_command.hpp"
-#include "protocol/rtmp_message.hpp"
-#include "protocol/rtmp_protocol.hpp"
+#include "protocol/rtmp/rtmp_command.hpp"
+#include "protocol/rtmp/rtmp_message.hpp"
+#include "protocol/rtmp/rtmp_protocol.hpp"
 
 namespace srs {
 

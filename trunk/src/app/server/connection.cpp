@@ -1,4 +1,4 @@
-#include "app/connection.hpp"
+#include "app/server/connection.hpp"
 
 #include "core/log.hpp"
 

@@ -16,7 +16,7 @@
 
 #include "core/error.hpp"
 #include "io/coroutine.hpp"
-#include "app/kbps.hpp"
+#include "app/stats/kbps.hpp"
 #include "io/socket.hpp"
 
 namespace srs {

@@ -2,10 +2,10 @@
 // reload, so never hold it across a blocking call) and the live sources.
 #pragma once
 
-#include "app/config.hpp"
-#include "app/connection.hpp"
-#include "app/proc_stats.hpp"
-#include "app/source_manager.hpp"
+#include "app/config/config.hpp"
+#include "app/server/connection.hpp"
+#include "app/stats/proc_stats.hpp"
+#include "app/live/source_manager.hpp"
 
 namespace srs {
 

@@ -1,4 +1,4 @@
-#include "app/process.hpp"
+#include "app/server/process.hpp"
 
 #include <errno.h>
 #include <fcntl.h>

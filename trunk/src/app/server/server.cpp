@@ -1,12 +1,12 @@
-#include "app/server.hpp"
+#include "app/server/server.hpp"
 
 #include <signal.h>
 #include <unistd.h>
 
-#include "app/diagnostics.hpp"
-#include "app/http_conn.hpp"
-#include "app/rtmp_conn.hpp"
-#include "app/tcmalloc_api.hpp"
+#include "app/stats/diagnostics.hpp"
+#include "app/http/http_conn.hpp"
+#include "app/rtmp/rtmp_conn.hpp"
+#include "app/api/tcmalloc_api.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
 

@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "app/config.hpp"
-#include "app/connection.hpp"
-#include "app/http_api.hpp"
-#include "app/http_flv.hpp"
-#include "app/http_static.hpp"
-#include "app/live_context.hpp"
-#include "app/source_manager.hpp"
-#include "app/tcp_acceptor.hpp"
+#include "app/config/config.hpp"
+#include "app/server/connection.hpp"
+#include "app/api/http_api.hpp"
+#include "app/http/http_flv.hpp"
+#include "app/http/http_static.hpp"
+#include "app/server/live_context.hpp"
+#include "app/live/source_manager.hpp"
+#include "app/server/tcp_acceptor.hpp"
 #include "core/error.hpp"
 #include "io/blocking_worker.hpp"
 #include "io/signal_pipe.hpp"

@@ -1,4 +1,4 @@
-#include "app/tcp_acceptor.hpp"
+#include "app/server/tcp_acceptor.hpp"
 
 #include "core/log.hpp"
 #include "io/runtime.hpp"

@@ -1,4 +1,4 @@
-#include "app/diagnostics.hpp"
+#include "app/stats/diagnostics.hpp"
 
 #include <algorithm>
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/proc_stats.hpp"
+#include "app/stats/proc_stats.hpp"
 
 namespace srs {
 

@@ -1,4 +1,4 @@
-#include "app/proc_stats.hpp"
+#include "app/stats/proc_stats.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // FLV/RTMP audio and video tag bodies: legacy FLV 10.1 headers and the
 // Enhanced RTMP (v1/v2) extended headers. Every read is bounds-checked against
 // the span given; see media_codec.hpp for the layouts and the contract.
-#include "kernel/media_codec.hpp"
+#include "kernel/codec/media_codec.hpp"
 
 namespace srs {
 

@@ -7,8 +7,8 @@
 // sampling indexes and channel configurations are errors; a
 // program_config_element is walked only to count channels, with its 4-bit
 // counts bounding every loop.
-#include "kernel/bit_reader.hpp"
-#include "kernel/media_codec.hpp"
+#include "kernel/codec/bit_reader.hpp"
+#include "kernel/codec/media_codec.hpp"
 
 namespace srs {
 

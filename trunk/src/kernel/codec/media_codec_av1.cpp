@@ -6,8 +6,8 @@
 // every loop (operating points) is bounded by its 5-bit count.
 #include <cstdio>
 
-#include "kernel/bit_reader.hpp"
-#include "kernel/media_codec.hpp"
+#include "kernel/codec/bit_reader.hpp"
+#include "kernel/codec/media_codec.hpp"
 
 namespace srs {
 

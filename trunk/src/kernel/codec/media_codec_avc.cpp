@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "kernel/bit_reader.hpp"
-#include "kernel/media_codec.hpp"
+#include "kernel/codec/bit_reader.hpp"
+#include "kernel/codec/media_codec.hpp"
 
 namespace srs {
 

@@ -1,5 +1,5 @@
 // AMF0 decoder and encoder. See amf0.hpp for the guarantees.
-#include "kernel/amf0.hpp"
+#include "kernel/flv/amf0.hpp"
 
 #include <cinttypes>
 #include <cmath>

@@ -1,7 +1,7 @@
 // FLV container writer helpers and a resumable, non-buffering tag reader.
 // Bit layouts are drawn in flv.hpp. Every read checks the remaining length
 // first; a reader that failed once keeps failing.
-#include "kernel/flv.hpp"
+#include "kernel/flv/flv.hpp"
 
 #include <cstring>
 

@@ -3,12 +3,12 @@
 // they arrive, so a bad byte or a crossed limit fails on that byte; the parts
 // that need the whole line (version number, target, framing headers) are checked
 // once when their line or section ends.
-#include "protocol/http_request.hpp"
+#include "protocol/http/http_request.hpp"
 
 #include <array>
 #include <cstring>
 
-#include "protocol/http_response.hpp"
+#include "protocol/http/http_response.hpp"
 
 namespace srs {
 

@@ -1,7 +1,7 @@
 // HTTP response building and helpers; see http_response.hpp for the contract.
-#include "protocol/http_response.hpp"
+#include "protocol/http/http_response.hpp"
 
-#include "protocol/http_request.hpp"
+#include "protocol/http/http_request.hpp"
 
 #include <cstdio>
 #include <cstdlib>

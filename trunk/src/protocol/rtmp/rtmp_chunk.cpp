@@ -1,4 +1,4 @@
-#include "protocol/rtmp_chunk.hpp"
+#include "protocol/rtmp/rtmp_chunk.hpp"
 
 #include <algorithm>
 #include <cassert>

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "protocol/rtmp_message.hpp"
+#include "protocol/rtmp/rtmp_message.hpp"
 
 namespace srs {
 

@@ -1,5 +1,5 @@
 // RTMP command and data messages. See rtmp_command.hpp for the guarantees.
-#include "protocol/rtmp_command.hpp"
+#include "protocol/rtmp/rtmp_command.hpp"
 
 #include <utility>
 

@@ -21,8 +21,8 @@
 
 #include "core/error.hpp"
 #include "core/shared_buffer.hpp"
-#include "kernel/amf0.hpp"
-#include "protocol/rtmp_message.hpp"
+#include "kernel/flv/amf0.hpp"
+#include "protocol/rtmp/rtmp_message.hpp"
 
 namespace srs {
 

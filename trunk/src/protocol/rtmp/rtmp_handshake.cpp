@@ -3,7 +3,7 @@
 // Guarantees: feed() copies at most the bytes that belong to the handshake and
 // never reads past data + size; all digest arithmetic stays inside one
 // 1536-byte block whatever the offset bytes hold (the moduli below bound it).
-#include "protocol/rtmp_handshake.hpp"
+#include "protocol/rtmp/rtmp_handshake.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>

@@ -1,4 +1,4 @@
-#include "protocol/rtmp_protocol.hpp"
+#include "protocol/rtmp/rtmp_protocol.hpp"
 
 #include <algorithm>
 #include <cassert>

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "protocol/rtmp_chunk.hpp"
-#include "protocol/rtmp_message.hpp"
+#include "protocol/rtmp/rtmp_chunk.hpp"
+#include "protocol/rtmp/rtmp_message.hpp"
 
 namespace srs {
 

@@ -1,5 +1,5 @@
 // RTMP URL discovery. See rtmp_url.hpp for the forms accepted.
-#include "protocol/rtmp_url.hpp"
+#include "protocol/rtmp/rtmp_url.hpp"
 
 #include <arpa/inet.h>
 

@@ -29,7 +29,7 @@ TEST(CoreError, WrapKeepsInnerCodeAndChain) {
     EXPECT_EQ(err.summary(), "read chunk header : read 12 bytes");
     std::string d = err.describe();
     EXPECT_NE(d.find("code=1008"), std::string::npos) << d;
-    EXPECT_NE(d.find("core_error_test.cpp:"), std::string::npos) << d;
+    EXPECT_NE(d.find("error_test.cpp:"), std::string::npos) << d;
     // Outermost frame first.
     EXPECT_LT(d.find("read chunk header"), d.rfind("read 12 bytes"));
 }

@@ -3,7 +3,7 @@
 // and joins that must succeed.
 //
 // Header-only, and it needs nothing but st and gtest: `make st-valgrind` builds
-// the st_*_test.cpp files on their own with only the objs/inc/utest include
+// the utest/st/*_test.cpp files on their own with only the objs/inc/utest include
 // root, so include it as "utest/st_test_util.hpp".
 #pragma once
 

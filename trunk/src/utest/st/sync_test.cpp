@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "st/st.h"
-#include "utest/st_test_util.hpp"
+#include "utest/st/st_test_util.hpp"
 
 using namespace st_test;
 

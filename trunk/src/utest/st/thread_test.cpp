@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "st/st.h"
-#include "utest/st_test_util.hpp"
+#include "utest/st/st_test_util.hpp"
 
 #ifdef SRS_VALGRIND
 #include <valgrind/valgrind.h>

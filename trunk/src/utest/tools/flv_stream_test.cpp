@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "flv_stream.hpp"
+#include "tools/flv_stream.hpp"
 
 using namespace srs;
 using namespace srs::tool;

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "http_client.hpp"
+#include "tools/http_client.hpp"
 
 using namespace srs;
 using namespace srs::tool;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tool_common.hpp"
+#include "tools/tool_common.hpp"
 
 using namespace srs;
 using namespace srs::tool;

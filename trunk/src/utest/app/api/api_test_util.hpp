@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "app/api_endpoint.hpp"
+#include "app/api/api_endpoint.hpp"
 
 namespace srs::utest {
 

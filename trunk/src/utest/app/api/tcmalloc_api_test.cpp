@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "app/tcmalloc_api.hpp"
-#include "utest/api_test_util.hpp"
+#include "app/api/tcmalloc_api.hpp"
+#include "utest/app/api/api_test_util.hpp"
 
 #ifdef SRS_GPERF
 #include <gperftools/malloc_extension.h>

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "app/valgrind_api.hpp"
-#include "utest/api_test_util.hpp"
+#include "app/api/valgrind_api.hpp"
+#include "utest/app/api/api_test_util.hpp"
 #include "io/runtime.hpp"
 
 #ifdef SRS_VALGRIND

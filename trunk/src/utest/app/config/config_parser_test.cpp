@@ -1,4 +1,4 @@
-#include "app/config_parser.hpp"
+#include "app/config/config_parser.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "app/config.hpp"
+#include "app/config/config.hpp"
 
 #include <gtest/gtest.h>
 

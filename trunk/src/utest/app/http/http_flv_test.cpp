@@ -1,8 +1,8 @@
 // HTTP-FLV's pure pieces: mount templates and the tracks a response announces.
 #include <gtest/gtest.h>
 
-#include "app/http_flv.hpp"
-#include "app/live_source.hpp"
+#include "app/http/http_flv.hpp"
+#include "app/live/live_source.hpp"
 #include "io/runtime.hpp"
 
 using namespace srs;

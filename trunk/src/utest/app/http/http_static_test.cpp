@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "app/http_static.hpp"
+#include "app/http/http_static.hpp"
 #include "io/blocking_worker.hpp"
 #include "io/runtime.hpp"
 

@@ -5,9 +5,9 @@
 #include <memory>
 #include <vector>
 
-#include "app/gop_cache.hpp"
-#include "app/live_consumer.hpp"
-#include "app/live_source.hpp"
+#include "app/live/gop_cache.hpp"
+#include "app/live/live_consumer.hpp"
+#include "app/live/live_source.hpp"
 #include "io/runtime.hpp"
 
 using namespace srs;

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "app/rtmp_client.hpp"
-#include "app/rtmp_transport.hpp"
+#include "app/rtmp/rtmp_client.hpp"
+#include "app/rtmp/rtmp_transport.hpp"
 #include "io/coroutine.hpp"
 #include "io/runtime.hpp"
 #include "io/socket.hpp"
-#include "kernel/media_codec.hpp"
-#include "protocol/rtmp_command.hpp"
+#include "kernel/codec/media_codec.hpp"
+#include "protocol/rtmp/rtmp_command.hpp"
 
 using namespace srs;
 

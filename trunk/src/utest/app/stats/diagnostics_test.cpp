@@ -3,8 +3,8 @@
 
 #include <fstream>
 
-#include "app/diagnostics.hpp"
-#include "app/proc_stats.hpp"
+#include "app/stats/diagnostics.hpp"
+#include "app/stats/proc_stats.hpp"
 
 using namespace srs;
 

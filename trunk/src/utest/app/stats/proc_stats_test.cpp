@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/proc_stats.hpp"
+#include "app/stats/proc_stats.hpp"
 #include "core/version.hpp"
 #include "utest/test_util.hpp"
 

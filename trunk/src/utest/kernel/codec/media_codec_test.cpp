@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "kernel/bit_reader.hpp"
-#include "kernel/media_codec.hpp"
+#include "kernel/codec/bit_reader.hpp"
+#include "kernel/codec/media_codec.hpp"
 #include "utest/test_util.hpp"
 
 using namespace srs;

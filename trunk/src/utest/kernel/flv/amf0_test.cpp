@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel/amf0.hpp"
+#include "kernel/flv/amf0.hpp"
 #include "utest/test_util.hpp"
 
 using namespace srs;

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "protocol/http_request.hpp"
-#include "protocol/http_response.hpp"
+#include "protocol/http/http_request.hpp"
+#include "protocol/http/http_response.hpp"
 #include "utest/test_util.hpp"
 
 using namespace srs;

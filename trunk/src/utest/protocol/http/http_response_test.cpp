@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "protocol/http_response.hpp"
+#include "protocol/http/http_response.hpp"
 
 using namespace srs;
 

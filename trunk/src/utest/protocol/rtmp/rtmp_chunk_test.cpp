@@ -18,8 +18,8 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();
 #include <malloc.h>
 #endif
 
-#include "protocol/rtmp_chunk.hpp"
-#include "utest/rtmp_capture.hpp"
+#include "protocol/rtmp/rtmp_chunk.hpp"
+#include "utest/protocol/rtmp/rtmp_capture.hpp"
 #include "utest/test_util.hpp"
 
 using namespace srs;

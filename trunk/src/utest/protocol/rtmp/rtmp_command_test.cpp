@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "protocol/rtmp_command.hpp"
+#include "protocol/rtmp/rtmp_command.hpp"
 #include "utest/test_util.hpp"
 
 using namespace srs;

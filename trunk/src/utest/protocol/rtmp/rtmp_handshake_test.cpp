@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "protocol/rtmp_handshake.hpp"
+#include "protocol/rtmp/rtmp_handshake.hpp"
 #include "utest/test_util.hpp"
 
 using namespace srs;

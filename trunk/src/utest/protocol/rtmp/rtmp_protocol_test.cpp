@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "protocol/rtmp_protocol.hpp"
-#include "utest/rtmp_capture.hpp"
+#include "protocol/rtmp/rtmp_protocol.hpp"
+#include "utest/protocol/rtmp/rtmp_capture.hpp"
 #include "utest/test_util.hpp"
 
 using namespace srs;

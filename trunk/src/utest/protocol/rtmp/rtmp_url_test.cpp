@@ -2,7 +2,7 @@
 // them (tcUrl + stream name) and as a client writes them (one URL).
 #include <gtest/gtest.h>
 
-#include "protocol/rtmp_url.hpp"
+#include "protocol/rtmp/rtmp_url.hpp"
 
 using namespace srs;
 
