@@ -49,10 +49,10 @@ def test_compile_commands_cover_every_source():
 def test_layering_forbids_upward_includes(tmp_path):
     # A core file that includes an app header must not compile with core's include root.
     src = tmp_path / "bad.cpp"
-    src.write_text('#include "app/server.hpp"\n')
+    src.write_text('#include "app/server/server.hpp"\n')
     r = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Iobjs/inc/core", str(src)], cwd=TRUNK,
                        capture_output=True, text=True)
-    assert r.returncode != 0 and "app/server.hpp" in r.stderr
+    assert r.returncode != 0 and "app/server/server.hpp" in r.stderr
     ok = tmp_path / "good.cpp"
     ok.write_text('#include "core/error.hpp"\n')
     r = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Iobjs/inc/core", str(ok)], cwd=TRUNK,
@@ -78,3 +78,87 @@ def test_make_install_layout(tmp_path):
     assert (root / "objs" / "nginx" / "html").is_dir()
     unit = (root / "usr" / "lib" / "systemd" / "system" / "srs.service").read_text()
     assert "ExecStart=/opt/srs/objs/srs -c /opt/srs/conf/srs.conf" in unit
+
+
+def _shimmed_configure(tmp_path, installed):
+    """Runs configure in a copy of the build files with dpkg-query and apt-get
+    replaced by shims: `installed` lists the packages dpkg-query reports."""
+    import shutil
+
+    work = tmp_path / "trunk"
+    work.mkdir()
+    for name in ["configure", "Makefile"]:
+        shutil.copy(TRUNK / name, work / name)
+    shutil.copytree(TRUNK / "3rdparty", work / "3rdparty")
+    (work / "src").symlink_to(TRUNK / "src")
+    shims = tmp_path / "bin"
+    shims.mkdir()
+    log = tmp_path / "apt.log"
+    (shims / "dpkg-query").write_text(
+        "#!/bin/sh\nfor p; do :; done\n"
+        f"case \" {' '.join(installed)} \" in *\" $p \"*) printf 'install ok installed';; *) exit 1;; esac\n")
+    (shims / "apt-get").write_text(f"#!/bin/sh\necho \"$@\" >> {log}\n")
+    for shim in shims.iterdir():
+        shim.chmod(0o755)
+    env = dict(__import__("os").environ, PATH=f"{shims}:{__import__('os').environ['PATH']}")
+    r = subprocess.run(["sh", "./configure"], cwd=work, capture_output=True, text=True, timeout=120, env=env)
+    return r, (log.read_text() if log.exists() else "")
+
+
+def _group(name):
+    rows = (TRUNK / "3rdparty" / "packages.txt").read_text().splitlines()
+    return [r.split()[1] for r in rows if r.split() and r.split()[0] == name]
+
+
+def test_configure_installs_every_missing_build_package(tmp_path):
+    # A fresh machine: nlohmann-json3-dev (a header the old check never looked
+    # for) and libsrtp2-dev missing. configure must ask apt-get for exactly those.
+    build = _group("build")
+    present = [p for p in build if p not in ("nlohmann-json3-dev", "libsrtp2-dev")]
+    r, apt = _shimmed_configure(tmp_path, present)
+    assert "nlohmann-json3-dev" in r.stderr + r.stdout
+    install_lines = [line for line in apt.splitlines() if line.startswith("install")]
+    assert install_lines, (r.stdout, r.stderr, apt)
+    asked = install_lines[-1].split()
+    assert "nlohmann-json3-dev" in asked and "libsrtp2-dev" in asked
+    assert not set(asked) & set(present)
+
+
+def test_configure_installs_nothing_when_complete(tmp_path):
+    r, apt = _shimmed_configure(tmp_path, _group("build") + ["npm"])
+    assert r.returncode == 0, r.stderr
+    assert apt == ""
+    assert "configure: ok" in r.stdout
+
+
+def test_build_group_lists_only_what_the_build_uses():
+    # libhttp-parser-dev was listed but never used (the HTTP parser is our own).
+    assert "libhttp-parser-dev" not in _group("build")
+
+
+def test_ci_runs_the_readme_test_command_alone():
+    readme = (TRUNK.parent / "README.md").read_text()
+    assert "cd trunk && ./configure && make -j2 test" in readme
+    ci = [line.strip() for line in (TRUNK.parent / ".ci" / "run").read_text().splitlines()
+          if line.strip() and not line.lstrip().startswith("#")]
+    assert ci[-1] == "./configure && make -j2 test"
+    assert not any("install.sh" in line for line in ci)
+
+
+def test_sibling_folders_keep_apart(tmp_path):
+    # The tree as it is passes; a live-hub file that includes RTMP code, or a
+    # protocol folder that includes another, fails with file:line and why.
+    r = subprocess.run(["python3", "test/check_includes.py", "src"], cwd=TRUNK, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout
+    r = subprocess.run(["make", "-s", "check-includes"], cwd=TRUNK, capture_output=True, text=True)
+    assert r.returncode == 0 and "check_includes: ok" in r.stdout
+    bad = tmp_path / "src"
+    (bad / "app" / "live").mkdir(parents=True)
+    (bad / "app" / "live" / "hub.cpp").write_text('#include "app/live/a.hpp"\n#include "app/rtmp/rtmp_conn.hpp"\n')
+    (bad / "protocol" / "rtc").mkdir(parents=True)
+    (bad / "protocol" / "rtc" / "x.hpp").write_text('#include "protocol/rtmp/rtmp_chunk.hpp"\n#include "core/bytes.hpp"\n')
+    r = subprocess.run(["python3", str(TRUNK / "test" / "check_includes.py"), str(bad)], capture_output=True, text=True)
+    assert r.returncode == 1
+    assert "src/app/live/hub.cpp:2: includes app/rtmp/rtmp_conn.hpp" in r.stdout
+    assert "src/protocol/rtc/x.hpp:1: includes protocol/rtmp/rtmp_chunk.hpp" in r.stdout
+    assert "2 violation(s)" in r.stdout
