@@ -229,3 +229,36 @@ def test_exporter_off_listens_nowhere_and_reload_toggles_it(srs):
     srs.signal(signal.SIGHUP)
     assert wait_until(lambda: not can_connect(port2)), srs.log()[-2000:]
     assert "takes effect after a restart" not in srs.log()
+
+
+def test_dropped_messages_of_a_player_that_never_reads(srs, big_media):
+    port, http_port = free_port(), free_port()
+    extra = exporter_block(port) + (
+        f"http_server {{\n  enabled on;\n  listen {http_port};\n  dir {srs.workdir};\n}}\n")
+    conf = srs.base_conf(extra=extra).replace(
+        "vhost __defaultVhost__ {\n}\n",
+        "vhost __defaultVhost__ {\n  http_remux {\n    enabled on;\n    mount [vhost]/[app]/[stream].flv;\n  }\n"
+        "  play {\n    queue_length 1;\n  }\n}\n")
+    srs.start(conf)
+    pub = Publisher(big_media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/livestream")
+    s = None
+    try:
+        wait_for_publish(srs)
+        assert scrape(port)["srs_dropped_messages_total"] == 0
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect(("127.0.0.1", http_port))
+        s.sendall(b"GET /live/livestream.flv HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert wait_until(lambda: scrape(port)['srs_clients_by_type{type="flv-play"}'] == 1, timeout=5)
+        assert wait_until(lambda: scrape(port)["srs_dropped_messages_total"] > 0, timeout=20), srs.log()[-2000:]
+        s.close()
+        s = None
+        # The player is gone; what it dropped stays counted.
+        assert wait_until(lambda: scrape(port)['srs_clients_by_type{type="flv-play"}'] == 0, timeout=10)
+        dropped = scrape(port)["srs_dropped_messages_total"]
+        assert dropped > 0
+        assert scrape(port)["srs_clients"] == 1
+    finally:
+        if s:
+            s.close()
+        pub.stop()

@@ -154,11 +154,14 @@ std::string render_metrics(const MetricsSnapshot& s) {
     e.gauge("srs_streams", "Live streams the server holds now.", std::to_string(s.streams));
     e.gauge("srs_clients", "Stream clients (publishers and players) connected now.", std::to_string(s.clients));
     e.counter("srs_clients_total", "Stream clients since the server started.", s.clients_total);
-    e.counter("srs_clients_errs_total", "Stream clients that ended with an error since the server started.",
+    e.counter("srs_clients_errs_total",
+              "Stream connections that ended with an error (a broken handshake included) since the server started.",
               s.clients_errs_total);
 
     e.family("srs_clients_by_type", "gauge", "Stream clients connected now, per client type.");
-    for (const auto& t : s.clients_by_type) e.sample("srs_clients_by_type", {{"type", t.first}}, std::to_string(t.second));
+    for (const auto& t : s.clients_by_type) {
+        e.sample("srs_clients_by_type", {{"type", t.first}}, std::to_string(t.second));
+    }
     e.counter("srs_dropped_messages_total",
               "Messages dropped from the queues of players that fell queue_length behind.", s.dropped_messages_total);
     if (s.udp_ok) {
