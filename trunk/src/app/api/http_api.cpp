@@ -130,10 +130,8 @@ HttpApiHandler::Json HttpApiHandler::stream_json(LiveSource* s) {
     return j;
 }
 
-// Clients are the stream's players and publishers, as in SRS: RTMP
-// connections from their first byte, HTTP ones once they play a stream;
-// API calls and static file requests are not listed.
-static bool is_stream_client(const Connection* c) { return c->kind() == "RTMP" || !c->info().type.empty(); }
+// Clients are the stream's players and publishers (Connection::is_stream_client).
+static bool is_stream_client(const Connection* c) { return c->is_stream_client(); }
 
 HttpApiHandler::Json HttpApiHandler::client_json(const Connection* c) {
     const ClientInfo& i = c->info();

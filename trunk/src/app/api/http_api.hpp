@@ -24,6 +24,8 @@ class HttpApiHandler : public HttpHandler {
     explicit HttpApiHandler(LiveContext* ctx);
     bool match(const HttpRequest& req) const override;
     Error serve(const HttpRequest& req, HttpResponse* res) override;
+    // Random per process: the "service" of every answer.
+    const std::string& service_id() const { return service_id_; }
 
   private:
     using Json = nlohmann::ordered_json;

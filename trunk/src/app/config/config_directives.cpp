@@ -193,11 +193,12 @@ std::vector<DirectiveSpec> build_table() {
         Int("circuit_breaker.dying_threshold", "99", 0, 100, kRestart, "CPU percent of the dying level."),
         Int("circuit_breaker.dying_pulse", "5", 0, 100, kRestart, "Seconds above it before the dying level."),
 
-        Block("exporter", "Prometheus metrics at /metrics."),
-        Bool("exporter.enabled", "off", kRestart, "Serve /metrics."),
-        Endpoints("exporter.listen", "9972", 1, kRestart, "Endpoint of the exporter."),
-        Str("exporter.label", "", kRestart, "Value of the label added to every metric."),
-        Str("exporter.tag", "", kRestart, "Value of the tag added to every metric."),
+        Block("exporter", "Prometheus metrics: GET /metrics on a listener of its own (docs/exporter.md)."),
+        Bool("exporter.enabled", "off", kLive, "Serve /metrics; SIGHUP starts or stops the listener."),
+        Endpoints("exporter.listen", "9972", 1, kLive, "Endpoint of the exporter; SIGHUP moves it (the old one "
+                                                      "closes once the new one listens)."),
+        Str("exporter.label", "", kLive, "Value of the label `label` of srs_build_info; empty: no such label."),
+        Str("exporter.tag", "", kLive, "Value of the label `tag` of srs_build_info; empty: no such label."),
 
         Todo("srt_server", "SRT server."),
         Todo("stream_caster", "MPEG-TS over UDP, FLV over HTTP POST and GB28181 ingest."),

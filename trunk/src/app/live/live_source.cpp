@@ -191,8 +191,17 @@ LiveConsumer* LiveSource::create_consumer(const ConsumerOptions& options) {
 
 void LiveSource::remove_consumer(LiveConsumer* consumer) {
     auto it = std::find(consumers_.begin(), consumers_.end(), consumer);
-    if (it != consumers_.end()) consumers_.erase(it);
+    if (it != consumers_.end()) {
+        consumers_.erase(it);
+        dropped_by_removed_ += consumer->dropped();
+    }
     touch_idle();
+}
+
+uint64_t LiveSource::dropped_messages() const {
+    uint64_t n = dropped_by_removed_;
+    for (const LiveConsumer* c : consumers_) n += c->dropped();
+    return n;
 }
 
 void LiveSource::touch_idle() {

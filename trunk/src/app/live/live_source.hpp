@@ -69,6 +69,9 @@ class LiveSource {
     LiveConsumer* create_consumer(const ConsumerOptions& options);
     void remove_consumer(LiveConsumer* consumer);
     size_t consumer_count() const { return consumers_.size(); }
+    // Messages its players' queues dropped (queue shrinks), those that left
+    // included: never goes down.
+    uint64_t dropped_messages() const;
 
     // For the source manager's clean-up.
     bool idle() const { return !publishing_ && consumers_.empty(); }
@@ -117,6 +120,7 @@ class LiveSource {
     uint64_t video_frames_ = 0;
     uint64_t recv_bytes_ = 0;
     uint64_t send_bytes_ = 0;
+    uint64_t dropped_by_removed_ = 0;  // by consumers already removed
     Kbps30s recv_kbps_, send_kbps_;
     std::string id_;
     utime_t idle_since_us_;

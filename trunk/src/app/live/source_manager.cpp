@@ -41,12 +41,19 @@ std::vector<LiveSource*> SourceManager::sources() const {
     return out;
 }
 
+uint64_t SourceManager::dropped_messages_total() const {
+    uint64_t n = dropped_by_freed_;
+    for (auto& kv : sources_) n += kv.second->dropped_messages();
+    return n;
+}
+
 void SourceManager::collect_idle() {
     utime_t now = monotonic_us();
     for (auto it = sources_.begin(); it != sources_.end();) {
         LiveSource* s = it->second.get();
         if (s->idle() && now - s->idle_since_us() >= idle_grace_us_) {
             srs_trace("free idle source %s, sources=%zu", it->first.c_str(), sources_.size() - 1);
+            dropped_by_freed_ += s->dropped_messages();
             it = sources_.erase(it);
         } else {
             ++it;

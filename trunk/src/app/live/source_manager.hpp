@@ -24,6 +24,9 @@ class SourceManager : public CoroutineHandler {
     LiveSource* find(const std::string& vhost, const std::string& app, const std::string& stream) const;
     std::vector<LiveSource*> sources() const;
     size_t size() const { return sources_.size(); }
+    // Messages dropped by players' queue shrinks on every source, freed
+    // ones included: a counter that never goes down.
+    uint64_t dropped_messages_total() const;
     // Frees idle sources past the grace period (the coroutine calls it every second).
     void collect_idle();
 
@@ -31,6 +34,7 @@ class SourceManager : public CoroutineHandler {
     Error cycle() override;
     static std::string key(const std::string& vhost, const std::string& app, const std::string& stream);
     utime_t idle_grace_us_;
+    uint64_t dropped_by_freed_ = 0;  // by sources already freed
     std::map<std::string, std::unique_ptr<LiveSource>> sources_;
     Coroutine collector_;
 };

@@ -23,6 +23,7 @@ Error Connection::cycle() {
         // Expected ends: the peer left, or we were asked to stop.
         srs_trace("%s client %s closed: %s", kind_.c_str(), peer().to_string().c_str(), err.summary().c_str());
     } else {
+        failed_ = true;
         srs_warn("%s client %s failed: %s", kind_.c_str(), peer().to_string().c_str(), err.describe().c_str());
     }
     // Release the socket now; the object itself is freed by the disposer.
@@ -81,6 +82,10 @@ void ConnectionManager::on_finished(Connection* conn) {
     // stop() may already have taken it out and is deleting it.
     if (it == live_.end() || it->second != conn) return;
     live_.erase(it);
+    if (!conn->info().type.empty()) finished_.clients++;
+    if (conn->is_stream_client() && conn->failed()) finished_.client_errors++;
+    finished_.recv_bytes += conn->socket()->recv_bytes();
+    finished_.send_bytes += conn->socket()->send_bytes();
     zombies_.push_back(conn);
     zombie_cond_.signal();
 }

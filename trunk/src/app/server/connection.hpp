@@ -46,6 +46,12 @@ class Connection : public CoroutineHandler {
     utime_t start_time_us() const { return start_us_; }
     ClientInfo& info() { return info_; }
     const ClientInfo& info() const { return info_; }
+    // A publisher or player, as SRS counts clients: RTMP connections from
+    // their first byte, HTTP ones once they play a stream (API calls, static
+    // files and metrics scrapes are not clients).
+    bool is_stream_client() const { return kind_ == "RTMP" || !info_.type.empty(); }
+    // Whether serve() ended with an error other than the peer closing or a kick.
+    bool failed() const { return failed_; }
     void sample_kbps(utime_t now_us) {
         send_kbps_.sample(now_us, sock_->send_bytes());
         recv_kbps_.sample(now_us, sock_->recv_bytes());
@@ -71,6 +77,19 @@ class Connection : public CoroutineHandler {
     std::string kind_;
     Coroutine coroutine_;
     utime_t start_us_;
+    bool failed_ = false;
+};
+
+// What connections that already ended leave behind, so server-wide totals
+// stay monotonic (the live connections' part is summed at read time).
+// Clients count as SRS counts them: once they published or played (their
+// ClientInfo has a type), so a port probe is not a client; errors count
+// every stream connection that failed, a broken RTMP handshake included.
+struct FinishedTotals {
+    uint64_t clients = 0;        // connections that had published or played
+    uint64_t client_errors = 0;  // stream connections (is_stream_client) that failed
+    uint64_t recv_bytes = 0;     // every connection's bytes
+    uint64_t send_bytes = 0;
 };
 
 class ConnectionManager : public CoroutineHandler {
@@ -91,6 +110,7 @@ class ConnectionManager : public CoroutineHandler {
     // Called by a connection's coroutine as its last act.
     void on_finished(Connection* conn);
     uint64_t total_accepted() const { return total_; }
+    const FinishedTotals& finished() const { return finished_; }
 
   private:
     Error cycle() override;
@@ -100,6 +120,7 @@ class ConnectionManager : public CoroutineHandler {
     CoCond zombie_cond_;
     Coroutine disposer_;
     uint64_t total_ = 0;
+    FinishedTotals finished_;
 };
 
 }  // namespace srs

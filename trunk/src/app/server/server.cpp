@@ -35,6 +35,8 @@ Error Server::initialize() {
     if (Error err = sources_.start(); !err.ok()) return SRS_WRAP(err, "source manager");
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
     if (Error err = listen_http(); !err.ok()) return SRS_WRAP(err, "listen http");
+    exporter_.reset(new ExporterHandler(this, http_api_->service_id()));
+    if (Error err = listen_exporter(read_exporter_options(*config_)); !err.ok()) return SRS_WRAP(err, "exporter");
     proc_stats_.sample();
     udp_prev_ = proc_stats_.last().snmp;
     last_udp_check_us_ = monotonic_us();
@@ -90,11 +92,35 @@ Error Server::listen_http() {
     return Error();
 }
 
+Error Server::listen_exporter(const ExporterOptions& options) {
+    // As listen_rtmp(): the new listener before the old one closes.
+    std::vector<std::unique_ptr<TcpAcceptor>> fresh;
+    if (options.enabled) {
+        for (const auto& ep : options.listen) {
+            std::unique_ptr<TcpAcceptor> a(new TcpAcceptor("EXPORTER", ep.ip, ep.port, this));
+            if (Error err = a->listen(); !err.ok()) return err;
+            fresh.push_back(std::move(a));
+        }
+    }
+    for (auto& l : exporter_listeners_) l->close();
+    exporter_listeners_ = std::move(fresh);
+    exporter_->set_options(options);
+    if (options.enabled) {
+        for (const auto& l : exporter_listeners_) {
+            srs_trace("exporter: Prometheus metrics at http://%s/metrics, label=%s, tag=%s",
+                      l->endpoint().to_string().c_str(), options.label.c_str(), options.tag.c_str());
+        }
+    }
+    return Error();
+}
+
 void Server::close_listeners() {
     for (auto& l : rtmp_listeners_) l->close();
     rtmp_listeners_.clear();
     for (auto& l : http_listeners_) l->close();
     http_listeners_.clear();
+    for (auto& l : exporter_listeners_) l->close();
+    exporter_listeners_.clear();
 }
 
 void Server::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
@@ -112,6 +138,8 @@ void Server::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
         handlers.push_back(http_static_.get());
         c = new HttpServerConnection(&connections_, sock.release(), "HTTP", handlers,
                                      config_->get_bool("http_server.crossdomain"));
+    } else if (acceptor->kind() == "EXPORTER") {
+        c = new HttpServerConnection(&connections_, sock.release(), "EXPORTER", {exporter_.get()}, false);
     } else if (acceptor->kind() == "API") {
         c = new HttpServerConnection(&connections_, sock.release(), "API", {http_api_.get()},
                                      config_->get_bool("http_api.crossdomain"));
@@ -251,6 +279,14 @@ Error Server::reload() {
     apply_tcmalloc_release_rate(*config_);
     if (relisten) {
         if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "reload listen");
+    }
+    ExporterOptions exporter = read_exporter_options(*config_);
+    if (!(exporter == exporter_->options())) {
+        if (exporter.enabled == exporter_->options().enabled && exporter.listen == exporter_->options().listen) {
+            exporter_->set_options(exporter);  // label or tag: nothing to reopen
+        } else if (Error err = listen_exporter(exporter); !err.ok()) {
+            return SRS_WRAP(err, "reload exporter");
+        }
     }
     srs_trace("reload done, %zu changes", changed.size());
     return Error();

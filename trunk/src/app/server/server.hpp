@@ -11,6 +11,7 @@
 #include "app/config/config.hpp"
 #include "app/server/connection.hpp"
 #include "app/api/http_api.hpp"
+#include "app/exporter/exporter.hpp"
 #include "app/http/http_flv.hpp"
 #include "app/http/http_static.hpp"
 #include "app/server/live_context.hpp"
@@ -52,6 +53,9 @@ class Server : public TcpClientHandler, public LiveContext {
     enum class QuitMode { kNone, kFast, kGraceful };
     Error listen_rtmp();
     Error listen_http();
+    // Opens the exporter's listener for `options` (closes it when off);
+    // keeps the running one if the new one cannot be opened.
+    Error listen_exporter(const ExporterOptions& options);
     void close_listeners();
     void on_signal(int signo);
     void graceful_quit();
@@ -64,6 +68,9 @@ class Server : public TcpClientHandler, public LiveContext {
     std::unique_ptr<HttpFlvHandler> http_flv_;
     std::unique_ptr<HttpStaticHandler> http_static_;
     std::unique_ptr<HttpApiHandler> http_api_;
+    // Lives as long as the server: keep-alive scrapes hold it across reloads.
+    std::unique_ptr<ExporterHandler> exporter_;
+    std::vector<std::unique_ptr<TcpAcceptor>> exporter_listeners_;
     bool api_on_http_port_ = false;
     // Outlives the connections: one may be waiting for a job at shutdown.
     BlockingWorker blocking_worker_;

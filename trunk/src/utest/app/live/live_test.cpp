@@ -8,6 +8,7 @@
 #include "app/live/gop_cache.hpp"
 #include "app/live/live_consumer.hpp"
 #include "app/live/live_source.hpp"
+#include "app/live/source_manager.hpp"
 #include "io/runtime.hpp"
 
 using namespace srs;
@@ -223,4 +224,30 @@ TEST_F(AppLiveTest, JoiningConsumerGetsItsPrimedMessagesAtOnce) {
     t0 = monotonic_us();
     c->wait(30 * kUsPerMs);  // not ready: times out
     EXPECT_GE(monotonic_us() - t0, 25 * kUsPerMs);
+}
+
+// The server-wide dropped-messages counter never goes down: players that
+// leave and sources that are freed keep their part in it.
+TEST_F(AppLiveTest, DroppedMessagesOutliveTheirPlayersAndSources) {
+    SourceManager manager(0);  // no grace: an idle source is freed at once
+    LiveSource* source = manager.fetch_or_create("__defaultVhost__", "live", "s");
+    ASSERT_TRUE(source->on_publish("pub", SourceOptions()).ok());
+    ConsumerOptions opts;
+    opts.queue_length_us = 2 * kUsPerSecond;
+    std::unique_ptr<LiveConsumer> a(source->create_consumer(opts));
+    std::unique_ptr<LiveConsumer> b(source->create_consumer(opts));
+    ASSERT_TRUE(source->on_video(0, video(true)).ok());
+    for (uint32_t ts = 40; ts <= 2040; ts += 40) ASSERT_TRUE(source->on_video(ts, video(false)).ok());
+    ASSERT_GT(a->dropped(), 0u);
+    uint64_t total = a->dropped() + b->dropped();
+    EXPECT_EQ(source->dropped_messages(), total);
+    EXPECT_EQ(manager.dropped_messages_total(), total);
+
+    a.reset();  // a player leaves
+    EXPECT_EQ(source->dropped_messages(), total);
+    b.reset();
+    source->on_unpublish();
+    manager.collect_idle();  // the source is freed
+    EXPECT_EQ(manager.size(), 0u);
+    EXPECT_EQ(manager.dropped_messages_total(), total);
 }
