@@ -87,4 +87,4 @@ def test_the_check_names_a_row_nobody_reads(tmp_path):
     (src / "app" / "config").mkdir(parents=True)
     (src / "app" / "config" / "config.cpp").write_text((SRC / "app" / "config" / "config.cpp").read_text())
     (src / "app" / "x.cpp").write_text(re.sub(r"\bkeys::vhost_play_gop_cache\b", "keys::gone", reader_sources(SRC)))
-    assert unread_keys(src) == ["vhost_play_gop_cache (vhost.play.gop_cache)"]
+    assert sorted(set(unread_keys(src)) - set(unread_keys(SRC))) == ["vhost_play_gop_cache (vhost.play.gop_cache)"]
