@@ -17,7 +17,8 @@ from conftest import TRUNK
 SRC = TRUNK / "src"
 KEYS = SRC / "app" / "config" / "config_keys.hpp"
 KEY_RE = re.compile(r'inline constexpr (?:Global|Vhost)Key<.*> (\w+)\{"([^"]+)"\};')
-INHERIT_RE = re.compile(r"// Unset in a vhost: the value of keys::(\w+)\.\n(?:.*\n)*?inline constexpr VhostKey<.*> (\w+)\{")
+INHERIT_RE = re.compile(r"// Unset in a vhost: the value of keys::(\w+)\.\n"
+                        r"(?:.*\n)*?inline constexpr VhostKey<.*> (\w+)\{")
 
 
 def generated_keys():
