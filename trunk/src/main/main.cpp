@@ -102,19 +102,19 @@ srs::Error setup_log(const srs::Config& config) {
         return SRS_ERR(srs::kErrorConfigInvalid, "bad log level %s", config.log_level().c_str());
     }
     log.set_level(level);
-    log.set_utc(config.utc_time());
-    if (config.log_tank_console()) {
+    log.set_utc(config.get(srs::keys::utc_time));
+    if (config.get(srs::keys::srs_log_tank) == "console") {
         log.use_console();
         return srs::Error();
     }
-    return log.use_file(config.log_file());
+    return log.use_file(config.get(srs::keys::srs_log_file));
 }
 
 bool in_docker() { return access("/.dockerenv", F_OK) == 0; }
 
 int run(const Options& opts) {
     using namespace srs;
-    std::unique_ptr<Config> config;
+    std::shared_ptr<const Config> config;
     Error err = opts.env_only ? Config::load_env_only(&config) : Config::load_file(opts.conf_path, &config);
     if (!err.ok()) {
         fprintf(stderr, "srs: invalid config: %s\n", err.summary().c_str());
@@ -129,9 +129,10 @@ int run(const Options& opts) {
         return 0;
     }
 
-    if (config->work_dir() != "./" && config->work_dir() != "." && !config->work_dir().empty()) {
-        if (chdir(config->work_dir().c_str()) < 0) {
-            fprintf(stderr, "srs: chdir to work_dir %s: %s\n", config->work_dir().c_str(), strerror(errno));
+    const std::string work_dir = config->get(keys::work_dir);
+    if (work_dir != "./" && work_dir != "." && !work_dir.empty()) {
+        if (chdir(work_dir.c_str()) < 0) {
+            fprintf(stderr, "srs: chdir to work_dir %s: %s\n", work_dir.c_str(), strerror(errno));
             return 1;
         }
     }
@@ -141,8 +142,8 @@ int run(const Options& opts) {
     }
     install_sanitizer_log();
 
-    bool daemon = config->daemon() && !opts.env_only;
-    if (daemon && config->get_bool("disable_daemon_for_docker") && in_docker()) {
+    bool daemon = config->get(keys::daemon) && !opts.env_only;
+    if (daemon && config->get(keys::disable_daemon_for_docker) && in_docker()) {
         fprintf(stderr, "srs: in docker, run in the foreground (disable_daemon_for_docker on)\n");
         daemon = false;
     }
@@ -160,17 +161,18 @@ int run(const Options& opts) {
     for (const auto& w : config->warnings()) srs_warn("%s", w.c_str());
 
     PidFile pid_file;
-    if (Error perr = pid_file.acquire(config->pid_file()); !perr.ok()) {
+    if (Error perr = pid_file.acquire(config->get(keys::pid)); !perr.ok()) {
         srs_error("%s", perr.describe().c_str());
         notify_daemon_started(&perr);
         if (!daemon) fprintf(stderr, "srs: %s\n", perr.summary().c_str());
         return 1;
     }
 
-    long limit = ensure_fd_limit(config->max_connections());
-    if (limit >= 0 && limit < config->max_connections()) {
+    const int max_connections = static_cast<int>(config->get(keys::max_connections));
+    long limit = ensure_fd_limit(max_connections);
+    if (limit >= 0 && limit < max_connections) {
         srs_warn("ulimit -n is %ld, below max_connections %ld: raise it (ulimit -n %ld) or lower max_connections",
-                 limit, (long)config->max_connections(), (long)config->max_connections() + 128);
+                 limit, (long)max_connections, (long)max_connections + 128);
     }
 
     if (Error rerr = init_runtime(); !rerr.ok()) {

@@ -43,9 +43,9 @@ int DiagnosticsEndpoint::handle(const HttpRequest&, Json* body) {
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
         in.fd_soft_limit = rl.rlim_cur == RLIM_INFINITY ? INT64_MAX : static_cast<int64_t>(rl.rlim_cur);
     }
-    const Config& config = ctx_->config();
-    in.max_connections = config.max_connections();
-    in.udp_listener = config.get_bool("rtc_server.enabled");
+    std::shared_ptr<const Config> config = ctx_->config();
+    in.max_connections = config->get(keys::max_connections);
+    in.udp_listener = config->get(keys::rtc_server_enabled);
     in.rmem_max = read_sysctl_int("/proc/sys/net/core/rmem_max");
     in.wmem_max = read_sysctl_int("/proc/sys/net/core/wmem_max");
     in.rmem_default = read_sysctl_int("/proc/sys/net/core/rmem_default");

@@ -22,7 +22,7 @@ bool HttpApiHandler::match(const HttpRequest& req) const {
 HttpApiHandler::Json HttpApiHandler::envelope(int code) const {
     Json j;
     j["code"] = code;
-    std::string server_id = ctx_->config().server_id();
+    std::string server_id = ctx_->config()->get(keys::server_id);
     j["server"] = server_id.empty() ? "vid-" + service_id_.substr(0, 7) : server_id;
     j["service"] = service_id_;
     j["pid"] = std::to_string(getpid());
@@ -72,11 +72,11 @@ static std::string base64_encode(const std::string& in) {
 }
 
 bool HttpApiHandler::authorized(const HttpRequest& req) const {
-    const Config& config = ctx_->config();
-    if (!config.get_bool("http_api.auth.enabled")) return true;
+    std::shared_ptr<const Config> config = ctx_->config();
+    if (!config->get(keys::http_api_auth_enabled)) return true;
     const std::string* auth = req.header("Authorization");
-    std::string expected = "Basic " + base64_encode(config.get_string("http_api.auth.username") + ":" +
-                                                    config.get_string("http_api.auth.password"));
+    std::string expected = "Basic " + base64_encode(config->get(keys::http_api_auth_username) + ":" +
+                                                    config->get(keys::http_api_auth_password));
     return auth && *auth == expected;
 }
 
@@ -171,7 +171,7 @@ HttpApiHandler::Json HttpApiHandler::vhost_json(const std::string& vhost) {
     Json j;
     j["id"] = vhost_id(vhost);
     j["name"] = vhost;
-    j["enabled"] = ctx_->config().vhost_get_bool(vhost, "enabled");
+    j["enabled"] = ctx_->config()->get(vhost, keys::vhost_enabled);
     j["clients"] = clients;
     j["streams"] = streams;
     j["send_bytes"] = send;
@@ -241,7 +241,7 @@ Error HttpApiHandler::api_clients(const HttpRequest& req, HttpResponse* res, con
 Error HttpApiHandler::api_vhosts(const HttpRequest& req, HttpResponse* res, const std::string& id) {
     if (req.method != "GET") return reply(req, res, 405, envelope(405));
     Json j = envelope(0);
-    std::vector<std::string> names = ctx_->config().vhosts();
+    std::vector<std::string> names = ctx_->config()->vhosts();
     if (!id.empty()) {
         for (const auto& v : names) {
             if (vhost_id(v) == id) {
@@ -257,8 +257,8 @@ Error HttpApiHandler::api_vhosts(const HttpRequest& req, HttpResponse* res, cons
 }
 
 Error HttpApiHandler::api_raw(const HttpRequest& req, HttpResponse* res) {
-    const Config& config = ctx_->config();
-    if (!config.get_bool("http_api.raw_api.enabled")) {
+    std::shared_ptr<const Config> config = ctx_->config();
+    if (!config->get(keys::http_api_raw_api_enabled)) {
         Json j = envelope(1061);  // SRS's "raw api disabled"
         j["error"] = "raw api is disabled: http_api { raw_api { enabled on; } }";
         return reply(req, res, 200, j);
@@ -266,16 +266,16 @@ Error HttpApiHandler::api_raw(const HttpRequest& req, HttpResponse* res) {
     std::string rpc = req.query_param("rpc");
     if (rpc == "raw") {
         Json j = envelope(0);
-        j["http_api"] = {{"enabled", config.get_bool("http_api.enabled")},
-                         {"listen", config.get_string("http_api.listen")},
-                         {"crossdomain", config.get_bool("http_api.crossdomain")},
+        j["http_api"] = {{"enabled", config->get(keys::http_api_enabled)},
+                         {"listen", config->text(keys::http_api_listen)},
+                         {"crossdomain", config->get(keys::http_api_crossdomain)},
                          {"raw_api",
-                          {{"enabled", config.get_bool("http_api.raw_api.enabled")},
-                           {"allow_reload", config.get_bool("http_api.raw_api.allow_reload")}}}};
+                          {{"enabled", config->get(keys::http_api_raw_api_enabled)},
+                           {"allow_reload", config->get(keys::http_api_raw_api_allow_reload)}}}};
         return reply(req, res, 200, j);
     }
     if (rpc == "reload") {
-        if (!config.get_bool("http_api.raw_api.allow_reload")) {
+        if (!config->get(keys::http_api_raw_api_allow_reload)) {
             Json j = envelope(1062);
             j["error"] = "reload is not allowed: raw_api { allow_reload on; }";
             return reply(req, res, 200, j);

@@ -20,7 +20,7 @@ bool tcmalloc_linked() {
 
 void apply_tcmalloc_release_rate(const Config& config) {
 #ifdef SRS_GPERF
-    double rate = config.get_double("tcmalloc_release_rate");
+    double rate = config.get(keys::tcmalloc_release_rate);
     MallocExtension* m = MallocExtension::instance();
     if (m->GetMemoryReleaseRate() != rate) {
         m->SetMemoryReleaseRate(rate);

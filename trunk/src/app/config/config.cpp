@@ -32,35 +32,20 @@ const std::vector<std::string>& default_args(const DirectiveSpec& spec) {
     return defaults.at(spec.path);
 }
 
+const std::string& first(const std::vector<std::string>& args) {
+    static const std::string none;
+    return args.empty() ? none : args[0];
+}
+
 bool is_vhost_path(const std::string& path) { return path.compare(0, 6, "vhost.") == 0; }
 
-// A value row of the expected scope, or nullptr (an assert in debug builds).
+// The row of a key's path. Keys are generated from the table and a unit test
+// keeps them in step, so a miss here means a stale config_keys.hpp.
 const DirectiveSpec* value_row(const std::string& path, bool vhost_scope) {
     const DirectiveSpec* spec = find_directive(path);
     bool ok = spec && is_value_directive(*spec) && is_vhost_path(path) == vhost_scope;
-    assert(ok && "config path is not a value directive of the table");
+    assert(ok && "config_keys.hpp is stale: regenerate it");
     return ok ? spec : nullptr;
-}
-
-bool kind_is(const std::string& path, ArgKind a, ArgKind b) {
-    const DirectiveSpec* spec = find_directive(path);
-    bool ok = spec && (spec->kind == a || spec->kind == b);
-    assert(ok && "config getter does not match the directive's kind");
-    return ok;
-}
-
-std::string first(const std::vector<std::string>& args) { return args.empty() ? "" : args[0]; }
-bool to_bool(const std::vector<std::string>& args) { return first(args) == "on"; }
-int64_t to_int(const std::vector<std::string>& args) { return strtoll(first(args).c_str(), nullptr, 10); }
-double to_double(const std::vector<std::string>& args) { return strtod(first(args).c_str(), nullptr); }
-
-std::vector<ListenEndpoint> to_endpoints(const std::vector<std::string>& args) {
-    std::vector<ListenEndpoint> out;
-    for (const std::string& a : args) {
-        ListenEndpoint ep;
-        if (parse_endpoint(a, &ep)) out.push_back(ep);  // validated at load
-    }
-    return out;
 }
 
 // Shared tail of the three loaders.
@@ -74,20 +59,20 @@ Error finish_load(ConfigBuilder* builder) {
 
 void Config::set_env_getter(EnvGetter getter) { g_env_getter = std::move(getter); }
 
-Error Config::load_file(const std::string& path, std::unique_ptr<Config>* out) {
+Error Config::load_file(const std::string& path, std::shared_ptr<const Config>* out) {
     ConfNode root;
     if (Error err = load_conf_file(path, &root); !err.ok()) return err;
     return build_from_tree(&root, path, out);
 }
 
-Error Config::load_text(const std::string& text, const std::string& name, std::unique_ptr<Config>* out) {
+Error Config::load_text(const std::string& text, const std::string& name, std::shared_ptr<const Config>* out) {
     ConfNode root;
     if (Error err = parse_conf_text(text, name, &root); !err.ok()) return err;
     if (Error err = expand_conf_includes(&root); !err.ok()) return err;
     return build_from_tree(&root, name, out);
 }
 
-Error Config::build_from_tree(ConfNode* root, const std::string& source, std::unique_ptr<Config>* out) {
+Error Config::build_from_tree(ConfNode* root, const std::string& source, std::shared_ptr<const Config>* out) {
     std::unique_ptr<Config> conf(new Config);
     conf->source_ = source;
     ConfigBuilder builder(conf.get());
@@ -97,7 +82,7 @@ Error Config::build_from_tree(ConfNode* root, const std::string& source, std::un
     return Error();
 }
 
-Error Config::load_env_only(std::unique_ptr<Config>* out) {
+Error Config::load_env_only(std::shared_ptr<const Config>* out) {
     std::unique_ptr<Config> conf(new Config);
     // Without a file the server runs in the foreground and logs to the console,
     // unless the environment says otherwise.
@@ -117,88 +102,54 @@ const std::vector<std::string>& Config::global_args(const std::string& path) con
 }
 
 const std::vector<std::string>& Config::vhost_args(const std::string& vhost, const std::string& path) const {
-    std::string full = "vhost." + path;
-    const DirectiveSpec* spec = value_row(full, true);
+    const DirectiveSpec* spec = value_row(path, true);
     if (!spec) return no_args();
-    auto env = vhost_env_.find(full);
+    auto env = vhost_env_.find(path);
     if (env != vhost_env_.end()) return env->second;
     auto vh = vhosts_.find(vhost);
     if (vh != vhosts_.end()) {
-        auto it = vh->second.find(full);
+        auto it = vh->second.find(path);
         if (it != vh->second.end()) return it->second;
     }
     if (spec->inherit) return global_args(spec->inherit);
     return default_args(*spec);
 }
 
-std::string Config::get_string(const std::string& path) const { return first(global_args(path)); }
-std::vector<std::string> Config::get_args(const std::string& path) const { return global_args(path); }
-
-int64_t Config::get_int(const std::string& path) const {
-    return kind_is(path, ArgKind::kInt, ArgKind::kInt) ? to_int(global_args(path)) : 0;
+bool Config::global_is_set(const std::string& path) const {
+    return value_row(path, false) && global_.count(path) > 0;
 }
-
-double Config::get_double(const std::string& path) const {
-    return kind_is(path, ArgKind::kFloat, ArgKind::kInt) ? to_double(global_args(path)) : 0;
-}
-
-bool Config::get_bool(const std::string& path) const {
-    return kind_is(path, ArgKind::kBool, ArgKind::kBool) && to_bool(global_args(path));
-}
-
-std::vector<ListenEndpoint> Config::get_endpoints(const std::string& path) const {
-    if (!kind_is(path, ArgKind::kEndpoint, ArgKind::kEndpoint)) return {};
-    return to_endpoints(global_args(path));
-}
-
-bool Config::is_set(const std::string& path) const { return value_row(path, false) && global_.count(path) > 0; }
 
 bool Config::vhost_is_set(const std::string& vhost, const std::string& path) const {
-    std::string full = "vhost." + path;
-    if (!value_row(full, true)) return false;
-    if (vhost_env_.count(full)) return true;
+    if (!value_row(path, true)) return false;
+    if (vhost_env_.count(path)) return true;
     auto vh = vhosts_.find(vhost);
-    return vh != vhosts_.end() && vh->second.count(full) > 0;
+    return vh != vhosts_.end() && vh->second.count(path) > 0;
 }
 
-std::string Config::vhost_get_string(const std::string& vhost, const std::string& path) const {
-    return first(vhost_args(vhost, path));
+void Config::decode(const std::vector<std::string>& args, bool* out) { *out = first(args) == "on"; }
+void Config::decode(const std::vector<std::string>& args, int64_t* out) {
+    *out = strtoll(first(args).c_str(), nullptr, 10);
+}
+void Config::decode(const std::vector<std::string>& args, double* out) { *out = strtod(first(args).c_str(), nullptr); }
+void Config::decode(const std::vector<std::string>& args, std::string* out) { *out = first(args); }
+void Config::decode(const std::vector<std::string>& args, std::vector<std::string>* out) { *out = args; }
+
+void Config::decode(const std::vector<std::string>& args, std::vector<ListenEndpoint>* out) {
+    out->clear();
+    for (const std::string& a : args) {
+        ListenEndpoint ep;
+        if (parse_endpoint(a, &ep)) out->push_back(ep);  // validated at load
+    }
 }
 
-std::vector<std::string> Config::vhost_get_args(const std::string& vhost, const std::string& path) const {
-    return vhost_args(vhost, path);
-}
-
-int64_t Config::vhost_get_int(const std::string& vhost, const std::string& path) const {
-    return kind_is("vhost." + path, ArgKind::kInt, ArgKind::kInt) ? to_int(vhost_args(vhost, path)) : 0;
-}
-
-double Config::vhost_get_double(const std::string& vhost, const std::string& path) const {
-    return kind_is("vhost." + path, ArgKind::kFloat, ArgKind::kInt) ? to_double(vhost_args(vhost, path)) : 0;
-}
-
-bool Config::vhost_get_bool(const std::string& vhost, const std::string& path) const {
-    return kind_is("vhost." + path, ArgKind::kBool, ArgKind::kBool) && to_bool(vhost_args(vhost, path));
+std::string Config::join(const std::vector<std::string>& args) {
+    std::string text;
+    for (const std::string& a : args) text += (text.empty() ? "" : " ") + a;
+    return text;
 }
 
 std::vector<std::string> Config::vhosts() const { return vhost_order_; }
 bool Config::has_vhost(const std::string& name) const { return vhosts_.count(name) > 0; }
-
-std::vector<ListenEndpoint> Config::listen_endpoints() const { return get_endpoints("listen"); }
-int Config::max_connections() const { return static_cast<int>(get_int("max_connections")); }
-bool Config::daemon() const { return get_bool("daemon"); }
-std::string Config::pid_file() const { return get_string("pid"); }
-std::string Config::work_dir() const { return get_string("work_dir"); }
-bool Config::log_tank_console() const { return get_string("srs_log_tank") == "console"; }
-std::string Config::log_file() const { return get_string("srs_log_file"); }
-bool Config::utc_time() const { return get_bool("utc_time"); }
-int64_t Config::pithy_print_ms() const { return get_int("pithy_print_ms"); }
-int64_t Config::grace_start_wait_ms() const { return get_int("grace_start_wait"); }
-int64_t Config::grace_final_wait_ms() const { return get_int("grace_final_wait"); }
-bool Config::force_grace_quit() const { return get_bool("force_grace_quit"); }
-bool Config::asprocess() const { return get_bool("asprocess"); }
-std::string Config::server_id() const { return get_string("server_id"); }
-int Config::chunk_size() const { return static_cast<int>(get_int("chunk_size")); }
 
 std::string Config::log_level() const {
     // The v2 names are shifted by one: TRACE is the most verbose level.
@@ -208,11 +159,11 @@ std::string Config::log_level() const {
     } kV2ToV1[] = {
         {"TRACE", "verbose"}, {"DEBUG", "info"}, {"INFO", "trace"}, {"WARN", "warn"}, {"ERROR", "error"},
     };
-    std::string v2 = get_string("srs_log_level_v2");
+    std::string v2 = get(keys::srs_log_level_v2);
     for (const auto& m : kV2ToV1) {
         if (v2 == m.v2) return m.v1;
     }
-    return get_string("srs_log_level");
+    return get(keys::srs_log_level);
 }
 
 std::vector<std::string> Config::diff(const Config& a, const Config& b) {
@@ -231,8 +182,9 @@ std::vector<std::string> Config::diff(const Config& a, const Config& b) {
         }
         for (const DirectiveSpec& spec : directive_table()) {
             if (!is_value_directive(spec) || !is_vhost_path(spec.path)) continue;
-            std::string rel = spec.path + 6;
-            if (a.vhost_args(name, rel) != b.vhost_args(name, rel)) out.push_back("vhost." + name + "." + rel);
+            if (a.vhost_args(name, spec.path) != b.vhost_args(name, spec.path)) {
+                out.push_back("vhost." + name + "." + (spec.path + 6));
+            }
         }
     }
     return out;
@@ -247,7 +199,7 @@ bool Config::reloadable(const std::string& path) {
     const DirectiveSpec* best = nullptr;
     size_t best_len = 0;
     for (const DirectiveSpec& s : directive_table()) {
-        if (!is_value_directive(s) || !is_vhost_path(s.path)) continue;
+        if (!is_typed_directive(s) || !is_vhost_path(s.path)) continue;
         std::string rel = std::string(".") + (s.path + 6);
         if (rest.size() > rel.size() && rest.compare(rest.size() - rel.size(), rel.size(), rel) == 0 &&
             rel.size() > best_len) {
@@ -255,7 +207,7 @@ bool Config::reloadable(const std::string& path) {
             best_len = rel.size();
         }
     }
-    if (best) return best->reloadable;
+    if (best) return best->implemented && best->reloadable;
     // "vhost.<name>": a vhost added or removed.
     return find_directive("vhost")->reloadable;
 }

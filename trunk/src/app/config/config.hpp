@@ -1,15 +1,17 @@
 // The server's configuration: a conf file (or nothing) plus SRS_* environment
 // overrides, validated against the directive table (config_directives.hpp) and
-// frozen. A reload (SIGHUP) loads a new Config and compares it with diff().
+// frozen. A Config never changes once loaded: a reload (SIGHUP) loads a new one,
+// compares it with diff() and swaps the server's pointer, so a
+// std::shared_ptr<const Config> taken before stays valid and unchanged.
 //
-//   std::unique_ptr<Config> conf;
+//   std::shared_ptr<const Config> conf;
 //   if (Error err = Config::load_file("conf/srs.conf", &conf); !err.ok()) ...
 //   for (const std::string& w : conf->warnings()) srs_warn("%s", w.c_str());
-//   bool gop = conf->vhost_get_bool("__defaultVhost__", "play.gop_cache");
+//   bool gop = conf->get("__defaultVhost__", keys::vhost_play_gop_cache);
 //
-// Getters take table paths ("http_api.listen"; vhost paths without the
-// leading "vhost."). Asking for a path that is not in the table, or with the
-// wrong type, is a programming error: it asserts in debug builds.
+// Getters take the typed keys of config_keys.hpp (generated from the table),
+// so asking for a directive that is not in the table, that no code may read
+// (not implemented), or with the wrong type is a compile error.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,8 @@
 #include <vector>
 
 #include "app/config/config_directives.hpp"
+#include "app/config/config_key.hpp"
+#include "app/config/config_keys.hpp"
 #include "core/error.hpp"
 
 namespace srs {
@@ -37,56 +41,54 @@ class Config {
     static void set_env_getter(EnvGetter getter);
 
     // Loads a conf file (with its includes) and applies the environment.
-    static Error load_file(const std::string& path, std::unique_ptr<Config>* out);
+    static Error load_file(const std::string& path, std::shared_ptr<const Config>* out);
     // The same from text; `name` labels messages and anchors relative includes.
-    static Error load_text(const std::string& text, const std::string& name, std::unique_ptr<Config>* out);
+    static Error load_text(const std::string& text, const std::string& name, std::shared_ptr<const Config>* out);
     // No file (-e): defaults, daemon off, console log, __defaultVhost__, then the environment.
-    static Error load_env_only(std::unique_ptr<Config>* out);
+    static Error load_env_only(std::shared_ptr<const Config>* out);
 
     Config(const Config&) = delete;
     Config& operator=(const Config&) = delete;
 
-    // Global directives.
-    std::string get_string(const std::string& path) const;  // first argument, "" when none
-    int64_t get_int(const std::string& path) const;
-    double get_double(const std::string& path) const;
-    bool get_bool(const std::string& path) const;
-    std::vector<std::string> get_args(const std::string& path) const;
-    std::vector<ListenEndpoint> get_endpoints(const std::string& path) const;
-    // Whether the conf or the environment gave a value (else the getters return the default).
-    bool is_set(const std::string& path) const;
-
-    // Vhost directives ("play.gop_cache"); an unknown vhost gets the defaults.
-    std::string vhost_get_string(const std::string& vhost, const std::string& path) const;
-    int64_t vhost_get_int(const std::string& vhost, const std::string& path) const;
-    double vhost_get_double(const std::string& vhost, const std::string& path) const;
-    bool vhost_get_bool(const std::string& vhost, const std::string& path) const;
-    std::vector<std::string> vhost_get_args(const std::string& vhost, const std::string& path) const;
-    // For defaults that depend on other settings (SRS: mw_msgs is 0 with min_latency on unless set).
-    bool vhost_is_set(const std::string& vhost, const std::string& path) const;
+    // A global directive's effective value: the environment, the conf, else the default.
+    template <class T>
+    T get(const GlobalKey<T>& key) const {
+        T value{};
+        decode(global_args(key.path), &value);
+        return value;
+    }
+    // A vhost directive: the environment, the vhost's block, the global row it
+    // inherits, else the default. An unknown vhost gets the defaults.
+    template <class T>
+    T get(const std::string& vhost, const VhostKey<T>& key) const {
+        T value{};
+        decode(vhost_args(vhost, key.path), &value);
+        return value;
+    }
+    // Whether the conf or the environment gave a value (else get() returns the
+    // default). For defaults that depend on other settings (SRS: mw_msgs is 0
+    // with min_latency on unless set).
+    template <class T>
+    bool is_set(const GlobalKey<T>& key) const {
+        return global_is_set(key.path);
+    }
+    template <class T>
+    bool is_set(const std::string& vhost, const VhostKey<T>& key) const {
+        return vhost_is_set(vhost, key.path);
+    }
+    // The value as written (arguments joined by spaces, enums in the table's
+    // spelling), for answers that echo the conf: "1985", "127.0.0.1:1985".
+    template <class T>
+    std::string text(const GlobalKey<T>& key) const {
+        return join(global_args(key.path));
+    }
 
     // Vhost names in conf order; always includes __defaultVhost__.
     std::vector<std::string> vhosts() const;
     bool has_vhost(const std::string& name) const;
 
-    // What the server needs at start.
-    std::vector<ListenEndpoint> listen_endpoints() const;
-    int max_connections() const;
-    bool daemon() const;  // the directive; the caller applies disable_daemon_for_docker
-    std::string pid_file() const;
-    std::string work_dir() const;
-    bool log_tank_console() const;
-    std::string log_file() const;
     // srs_log_level_v2 if set, else srs_log_level, as verbose|info|trace|warn|error.
     std::string log_level() const;
-    bool utc_time() const;
-    int64_t pithy_print_ms() const;
-    int64_t grace_start_wait_ms() const;
-    int64_t grace_final_wait_ms() const;
-    bool force_grace_quit() const;
-    bool asprocess() const;
-    std::string server_id() const;
-    int chunk_size() const;
 
     // "file:line: directive hls is not implemented yet, ignored" and
     // old-form rewrites, collected at load for the caller to log.
@@ -106,10 +108,21 @@ class Config {
     using Values = std::map<std::string, std::vector<std::string>>;  // table path -> arguments
 
     Config() = default;
-    static Error build_from_tree(ConfNode* root, const std::string& source, std::unique_ptr<Config>* out);
-    // The effective arguments: environment, conf, inherited global, default.
+    static Error build_from_tree(ConfNode* root, const std::string& source, std::shared_ptr<const Config>* out);
+    // The effective arguments of a table path ("vhost.play.gop_cache" for vhost
+    // rows): environment, conf, inherited global, default.
     const std::vector<std::string>& global_args(const std::string& path) const;
     const std::vector<std::string>& vhost_args(const std::string& vhost, const std::string& path) const;
+    bool global_is_set(const std::string& path) const;
+    bool vhost_is_set(const std::string& vhost, const std::string& path) const;
+    // Arguments to the key's value type (validated at load).
+    static void decode(const std::vector<std::string>& args, bool* out);
+    static void decode(const std::vector<std::string>& args, int64_t* out);
+    static void decode(const std::vector<std::string>& args, double* out);
+    static void decode(const std::vector<std::string>& args, std::string* out);
+    static void decode(const std::vector<std::string>& args, std::vector<std::string>* out);
+    static void decode(const std::vector<std::string>& args, std::vector<ListenEndpoint>* out);
+    static std::string join(const std::vector<std::string>& args);
 
     Values global_;                         // set by the conf or the environment
     std::map<std::string, Values> vhosts_;  // per vhost, keys are "vhost.play.gop_cache"

@@ -128,9 +128,15 @@ void ConfigBuilder::note_rewrite(const ConfNode& node, const std::string& from, 
                                ", read as " + to);
 }
 
-void ConfigBuilder::warn_not_implemented(const std::string& path, const ConfNode& node) {
+void ConfigBuilder::warn_partial(const DirectiveSpec& spec, const std::string& where,
+                                 const std::vector<std::string>& args) {
+    if (!spec.partial || args == directive_default_args(spec)) return;
+    conf_->warnings_.push_back(where + ": directive " + spec.path + " is implemented only in part: " + spec.partial);
+}
+
+void ConfigBuilder::warn_not_implemented(const std::string& path, const std::string& where) {
     if (!warned_.insert(path).second) return;
-    conf_->warnings_.push_back(node.where() + ": directive " + path + " is not implemented yet, ignored");
+    conf_->warnings_.push_back(where + ": directive " + path + " is not implemented yet, ignored");
 }
 
 Error ConfigBuilder::walk(std::vector<ConfNode>& nodes, const std::string& scope, Config::Values* out) {
@@ -143,7 +149,16 @@ Error ConfigBuilder::walk(std::vector<ConfNode>& nodes, const std::string& scope
                            node.name.c_str(), in.c_str());
         }
         if (!spec->implemented) {
-            warn_not_implemented(path, node);
+            // A typed row is still checked, so the conf stays valid the day
+            // the row is implemented; then it is dropped.
+            if (is_typed_directive(*spec)) {
+                if (node.has_block) {
+                    return SRS_ERR(kErrorConfigDirective, "%s: %s takes no block", node.where().c_str(),
+                                   path.c_str());
+                }
+                if (Error err = validate_directive_args(*spec, node.where(), &node.args); !err.ok()) return err;
+            }
+            warn_not_implemented(path, node.where());
             continue;
         }
         if (spec->kind == ArgKind::kBlock) {
@@ -154,6 +169,7 @@ Error ConfigBuilder::walk(std::vector<ConfNode>& nodes, const std::string& scope
             return SRS_ERR(kErrorConfigDirective, "%s: %s takes no block", node.where().c_str(), path.c_str());
         }
         if (Error err = validate_directive_args(*spec, node.where(), &node.args); !err.ok()) return err;
+        warn_partial(*spec, node.where(), node.args);
         out->emplace(path, std::move(node.args));
     }
     return Error();
@@ -173,10 +189,14 @@ Error ConfigBuilder::absorb_block(const DirectiveSpec& spec, ConfNode& node, Con
 
 Error ConfigBuilder::apply_env(const Config::EnvGetter& getenv_fn) {
     for (const DirectiveSpec& spec : directive_table()) {
-        if (!is_value_directive(spec)) continue;
+        if (spec.kind == ArgKind::kBlock) continue;
         std::string env = directive_env_name(spec.path);
         const char* value = getenv_fn(env.c_str());
         if (!value) continue;
+        if (!spec.implemented && !is_typed_directive(spec)) {
+            warn_not_implemented(spec.path, "env " + env);
+            continue;
+        }
         std::vector<std::string> args;
         if (spec.kind == ArgKind::kList || spec.kind == ArgKind::kEndpoint) {
             args = split_spaces(value);
@@ -186,6 +206,11 @@ Error ConfigBuilder::apply_env(const Config::EnvGetter& getenv_fn) {
         if (Error err = validate_directive_args(spec, "env " + env, &args); !err.ok()) {
             return SRS_WRAP(err, "environment override %s", env.c_str());
         }
+        if (!spec.implemented) {
+            warn_not_implemented(spec.path, "env " + env);
+            continue;
+        }
+        warn_partial(spec, "env " + env, args);
         Config::Values& target = starts_with(spec.path, "vhost.") ? conf_->vhost_env_ : conf_->global_;
         target[spec.path] = std::move(args);
     }

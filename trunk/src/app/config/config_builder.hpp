@@ -25,7 +25,9 @@ class ConfigBuilder {
   private:
     void rewrite_legacy(ConfNode* parent, const std::vector<LegacyRename>& renames);
     void note_rewrite(const ConfNode& node, const std::string& from, const std::string& to);
-    void warn_not_implemented(const std::string& path, const ConfNode& node);
+    // One warning per path; `where` is "file:line" or "env SRS_...".
+    void warn_partial(const DirectiveSpec& spec, const std::string& where, const std::vector<std::string>& args);
+    void warn_not_implemented(const std::string& path, const std::string& where);
     Error walk(std::vector<ConfNode>& nodes, const std::string& scope, Config::Values* out);
     Error absorb_block(const DirectiveSpec& spec, ConfNode& node, Config::Values* out);
 

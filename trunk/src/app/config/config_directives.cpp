@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <unordered_map>
 
 namespace srs {
@@ -63,7 +64,21 @@ DirectiveSpec Inherit(DirectiveSpec s, const char* global) {
     s.inherit = global;
     return s;
 }
-// A directive SRS knows and this server does not implement yet.
+// A row whose kind, default, range and doc are known but whose value no code
+// reads yet: the conf is validated as usual, then the directive is ignored
+// with a warning. Implementing it is removing this wrapper.
+DirectiveSpec NotYet(DirectiveSpec s) {
+    s.implemented = false;
+    return s;
+}
+// A row the server acts on only in part: a conf that changes it is warned
+// with `what` is missing, so it never seems to work when it does not.
+DirectiveSpec Partly(DirectiveSpec s, const char* what) {
+    s.partial = what;
+    return s;
+}
+// A directive SRS knows and this server does not implement yet, not even its
+// arguments (any arguments and any block are accepted).
 DirectiveSpec Todo(const char* path, const char* doc) {
     DirectiveSpec s = row(path, ArgKind::kAny, "", kRestart, doc);
     s.implemented = false;
@@ -83,16 +98,16 @@ std::vector<DirectiveSpec> build_table() {
         Bool("daemon", "on", kRestart, "Run in the background (fork and detach)."),
         Bool("disable_daemon_for_docker", "on", kRestart, "Stay in the foreground when running in a container."),
         Bool("asprocess", "off", kRestart, "Quit when the parent process goes away (for supervisors)."),
-        Bool("in_docker", "off", kRestart, "Say the server runs in a container instead of detecting it."),
-        Bool("empty_ip_ok", "on", kRestart, "Start even when no network interface has an address."),
-        Bool("inotify_auto_reload", "off", kRestart, "Reload when the conf file changes."),
-        Bool("auto_reload_for_docker", "on", kRestart, "In a container, reload on conf changes even without "
-                                                       "inotify_auto_reload."),
+        NotYet(Bool("in_docker", "off", kRestart, "Say the server runs in a container instead of detecting it.")),
+        NotYet(Bool("empty_ip_ok", "on", kRestart, "Start even when no network interface has an address.")),
+        NotYet(Bool("inotify_auto_reload", "off", kRestart, "Reload when the conf file changes.")),
+        NotYet(Bool("auto_reload_for_docker", "on", kRestart, "In a container, reload on conf changes even without "
+                                                       "inotify_auto_reload.")),
         Float("tcmalloc_release_rate", "0.8", 0, 10, kLive, "How eagerly tcmalloc returns unused memory to the "
                                                             "system, 0 never, 10 at once (--gperf=on builds)."),
-        Bool("query_latest_version", "off", kRestart, "Ask the project's server which version is the latest."),
-        Int("first_wait_for_qlv", "300", 0, 86400, kRestart, "Seconds before the first version query."),
-        Bool("is_full", "off", kRestart, "Marks a reference conf; has no effect on the server."),
+        NotYet(Bool("query_latest_version", "off", kRestart, "Ask the project's server which version is the latest.")),
+        NotYet(Int("first_wait_for_qlv", "300", 0, 86400, kRestart, "Seconds before the first version query.")),
+        NotYet(Bool("is_full", "off", kRestart, "Marks a reference conf; has no effect on the server.")),
         // Logs.
         Enum("srs_log_tank", "file", "console|file", kRestart, "Where the log goes."),
         Enum("srs_log_level", "trace", "verbose|info|trace|warn|error", kRestart, "Lowest level written."),
@@ -100,9 +115,10 @@ std::vector<DirectiveSpec> build_table() {
              "Lowest level written, in the names log lines use; wins over srs_log_level when set."),
         Str("srs_log_file", "./objs/srs.log", kRestart, "Log file when srs_log_tank is file; SIGUSR1 reopens it."),
         Bool("utc_time", "off", kRestart, "Log times in UTC instead of local time."),
-        Str("ff_log_dir", "./objs", kRestart, "Directory for the logs of FFmpeg processes; /dev/null drops them."),
-        Enum("ff_log_level", "info", "quiet|panic|fatal|error|warning|info|verbose|debug|trace", kRestart,
-             "Log level given to FFmpeg processes."),
+        NotYet(Str("ff_log_dir", "./objs", kRestart,
+               "Directory for the logs of FFmpeg processes; /dev/null drops them.")),
+        NotYet(Enum("ff_log_level", "info", "quiet|panic|fatal|error|warning|info|verbose|debug|trace", kRestart,
+             "Log level given to FFmpeg processes.")),
         Int("pithy_print_ms", "10000", 100, kHourMs, kLive, "Interval of the periodic status lines, in ms."),
         // Connections and graceful quit.
         Int("max_connections", "1000", 1, 1000000, kLive, "Connections beyond this many are closed at once."),
@@ -132,10 +148,10 @@ std::vector<DirectiveSpec> build_table() {
         Str("http_api.auth.username", "", kRestart, "User name for Basic authentication."),
         Str("http_api.auth.password", "", kRestart, "Password for Basic authentication."),
         Block("http_api.https", "The API over HTTPS."),
-        Bool("http_api.https.enabled", "off", kRestart, "Serve the API over HTTPS too."),
-        Endpoints("http_api.https.listen", "1990", 1, kRestart, "HTTPS endpoint of the API."),
-        Str("http_api.https.key", "./conf/server.key", kRestart, "Private key file (PEM)."),
-        Str("http_api.https.cert", "./conf/server.crt", kRestart, "Certificate file (PEM)."),
+        NotYet(Bool("http_api.https.enabled", "off", kRestart, "Serve the API over HTTPS too.")),
+        NotYet(Endpoints("http_api.https.listen", "1990", 1, kRestart, "HTTPS endpoint of the API.")),
+        NotYet(Str("http_api.https.key", "./conf/server.key", kRestart, "Private key file (PEM).")),
+        NotYet(Str("http_api.https.cert", "./conf/server.crt", kRestart, "Certificate file (PEM).")),
 
         Block("http_server", "The HTTP server: static files and HTTP-FLV streams."),
         Bool("http_server.enabled", "off", kRestart, "Serve HTTP."),
@@ -143,55 +159,61 @@ std::vector<DirectiveSpec> build_table() {
         Str("http_server.dir", "./objs/nginx/html", kRestart, "Root directory of static files."),
         Bool("http_server.crossdomain", "on", kRestart, "Answer CORS requests."),
         Block("http_server.https", "The HTTP server over HTTPS."),
-        Bool("http_server.https.enabled", "off", kRestart, "Serve HTTPS too."),
-        Endpoints("http_server.https.listen", "8088", 1, kRestart, "HTTPS endpoint."),
-        Str("http_server.https.key", "./conf/server.key", kRestart, "Private key file (PEM)."),
-        Str("http_server.https.cert", "./conf/server.crt", kRestart, "Certificate file (PEM)."),
+        NotYet(Bool("http_server.https.enabled", "off", kRestart, "Serve HTTPS too.")),
+        NotYet(Endpoints("http_server.https.listen", "8088", 1, kRestart, "HTTPS endpoint.")),
+        NotYet(Str("http_server.https.key", "./conf/server.key", kRestart, "Private key file (PEM).")),
+        NotYet(Str("http_server.https.cert", "./conf/server.crt", kRestart, "Certificate file (PEM).")),
 
         Block("rtc_server", "The WebRTC server (one UDP port for every session)."),
-        Bool("rtc_server.enabled", "off", kRestart, "Serve WebRTC."),
-        Int("rtc_server.listen", "8000", 1, 65535, kRestart, "UDP port for WebRTC media."),
+        Partly(Bool("rtc_server.enabled", "off", kRestart, "Serve WebRTC; for now it only turns on the UDP buffer "
+                                                           "checks at start and in /api/v1/diagnostics."),
+               "WebRTC is not implemented yet: no UDP port is opened, only the UDP buffer checks run"),
+        NotYet(Int("rtc_server.listen", "8000", 1, 65535, kRestart, "UDP port for WebRTC media.")),
         Block("rtc_server.tcp", "WebRTC media over TCP."),
-        Bool("rtc_server.tcp.enabled", "off", kRestart, "Accept WebRTC media over TCP."),
-        Int("rtc_server.tcp.listen", "8000", 1, 65535, kRestart, "TCP port for WebRTC media."),
-        Enum("rtc_server.protocol", "udp", "udp|tcp|all", kRestart, "Transports offered in candidates."),
-        Str("rtc_server.candidate", "*", kRestart, "Address given to peers: an IP, a name, $ENV_VAR, or * to "
-                                                   "detect one."),
-        Bool("rtc_server.use_auto_detect_network_ip", "on", kRestart, "With candidate *, use the addresses of "
-                                                                      "the interfaces."),
-        Enum("rtc_server.ip_family", "ipv4", "ipv4|ipv6|all", kRestart, "Address families detected for *."),
-        Bool("rtc_server.api_as_candidates", "on", kRestart, "Also offer the host the client used for the API."),
-        Bool("rtc_server.resolve_api_domain", "on", kRestart, "Resolve that host when it is a domain name."),
-        Bool("rtc_server.keep_api_domain", "off", kRestart, "Offer the domain name itself as a candidate."),
-        Bool("rtc_server.ecdsa", "on", kRestart, "DTLS certificate with ECDSA (off: RSA)."),
-        Bool("rtc_server.encrypt", "on", kRestart, "Encrypt media with SRTP (off only for debugging)."),
-        Int("rtc_server.reuseport", "1", 1, 256, kRestart, "UDP sockets sharing the port (SO_REUSEPORT)."),
-        Bool("rtc_server.merge_nalus", "off", kRestart, "Send the NALUs of a frame in one packet when they fit."),
+        NotYet(Bool("rtc_server.tcp.enabled", "off", kRestart, "Accept WebRTC media over TCP.")),
+        NotYet(Int("rtc_server.tcp.listen", "8000", 1, 65535, kRestart, "TCP port for WebRTC media.")),
+        NotYet(Enum("rtc_server.protocol", "udp", "udp|tcp|all", kRestart, "Transports offered in candidates.")),
+        NotYet(Str("rtc_server.candidate", "*", kRestart, "Address given to peers: an IP, a name, $ENV_VAR, or * to "
+                                                   "detect one.")),
+        NotYet(Bool("rtc_server.use_auto_detect_network_ip", "on", kRestart, "With candidate *, use the addresses of "
+                                                                      "the interfaces.")),
+        NotYet(Enum("rtc_server.ip_family", "ipv4", "ipv4|ipv6|all", kRestart, "Address families detected for *.")),
+        NotYet(Bool("rtc_server.api_as_candidates", "on", kRestart,
+               "Also offer the host the client used for the API.")),
+        NotYet(Bool("rtc_server.resolve_api_domain", "on", kRestart, "Resolve that host when it is a domain name.")),
+        NotYet(Bool("rtc_server.keep_api_domain", "off", kRestart, "Offer the domain name itself as a candidate.")),
+        NotYet(Bool("rtc_server.ecdsa", "on", kRestart, "DTLS certificate with ECDSA (off: RSA).")),
+        NotYet(Bool("rtc_server.encrypt", "on", kRestart, "Encrypt media with SRTP (off only for debugging).")),
+        NotYet(Int("rtc_server.reuseport", "1", 1, 256, kRestart, "UDP sockets sharing the port (SO_REUSEPORT).")),
+        NotYet(Bool("rtc_server.merge_nalus", "off", kRestart,
+               "Send the NALUs of a frame in one packet when they fit.")),
         Block("rtc_server.black_hole", "Copy plaintext RTP to an address, for debugging with wireshark."),
-        Bool("rtc_server.black_hole.enabled", "off", kRestart, "Send the copy."),
-        Str("rtc_server.black_hole.addr", "", kRestart, "ip:port that receives the copy."),
+        NotYet(Bool("rtc_server.black_hole.enabled", "off", kRestart, "Send the copy.")),
+        NotYet(Str("rtc_server.black_hole.addr", "", kRestart, "ip:port that receives the copy.")),
 
         Block("stats", "System statistics for the API."),
-        Bool("stats.enabled", "on", kRestart, "Collect CPU, memory, network and disk statistics."),
-        Int("stats.network", "0", 0, 64, kRestart, "Index of the network interface reported."),
-        List("stats.disk", "", kRestart, "Disk devices to report, e.g. sda sdb."),
+        NotYet(Bool("stats.enabled", "on", kRestart, "Collect CPU, memory, network and disk statistics.")),
+        NotYet(Int("stats.network", "0", 0, 64, kRestart, "Index of the network interface reported.")),
+        NotYet(List("stats.disk", "", kRestart, "Disk devices to report, e.g. sda sdb.")),
 
         Block("heartbeat", "Periodic report to a management server."),
-        Bool("heartbeat.enabled", "off", kRestart, "Send heartbeats."),
-        Float("heartbeat.interval", "9.9", 0, 3600, kRestart, "Seconds between heartbeats."),
-        Str("heartbeat.url", "http://127.0.0.1:8085/api/v1/servers", kRestart, "URL the heartbeat is POSTed to."),
-        Str("heartbeat.device_id", "", kRestart, "Device id put in the heartbeat."),
-        Bool("heartbeat.summaries", "off", kRestart, "Include the /api/v1/summaries data."),
-        Bool("heartbeat.ports", "off", kRestart, "Include the listening ports."),
+        NotYet(Bool("heartbeat.enabled", "off", kRestart, "Send heartbeats.")),
+        NotYet(Float("heartbeat.interval", "9.9", 0, 3600, kRestart, "Seconds between heartbeats.")),
+        NotYet(Str("heartbeat.url", "http://127.0.0.1:8085/api/v1/servers", kRestart,
+               "URL the heartbeat is POSTed to.")),
+        NotYet(Str("heartbeat.device_id", "", kRestart, "Device id put in the heartbeat.")),
+        NotYet(Bool("heartbeat.summaries", "off", kRestart, "Include the /api/v1/summaries data.")),
+        NotYet(Bool("heartbeat.ports", "off", kRestart, "Include the listening ports.")),
 
         Block("circuit_breaker", "Shed work when the CPU is saturated."),
-        Bool("circuit_breaker.enabled", "on", kRestart, "Watch the CPU and shed optional work."),
-        Int("circuit_breaker.high_threshold", "90", 0, 100, kRestart, "CPU percent of the high level."),
-        Int("circuit_breaker.high_pulse", "2", 0, 100, kRestart, "Seconds above it before the high level."),
-        Int("circuit_breaker.critical_threshold", "95", 0, 100, kRestart, "CPU percent of the critical level."),
-        Int("circuit_breaker.critical_pulse", "1", 0, 100, kRestart, "Seconds above it before the critical level."),
-        Int("circuit_breaker.dying_threshold", "99", 0, 100, kRestart, "CPU percent of the dying level."),
-        Int("circuit_breaker.dying_pulse", "5", 0, 100, kRestart, "Seconds above it before the dying level."),
+        NotYet(Bool("circuit_breaker.enabled", "on", kRestart, "Watch the CPU and shed optional work.")),
+        NotYet(Int("circuit_breaker.high_threshold", "90", 0, 100, kRestart, "CPU percent of the high level.")),
+        NotYet(Int("circuit_breaker.high_pulse", "2", 0, 100, kRestart, "Seconds above it before the high level.")),
+        NotYet(Int("circuit_breaker.critical_threshold", "95", 0, 100, kRestart, "CPU percent of the critical level.")),
+        NotYet(Int("circuit_breaker.critical_pulse", "1", 0, 100, kRestart,
+               "Seconds above it before the critical level.")),
+        NotYet(Int("circuit_breaker.dying_threshold", "99", 0, 100, kRestart, "CPU percent of the dying level.")),
+        NotYet(Int("circuit_breaker.dying_pulse", "5", 0, 100, kRestart, "Seconds above it before the dying level.")),
 
         Block("exporter", "Prometheus metrics: GET /metrics on a listener of its own (docs/exporter.md)."),
         Bool("exporter.enabled", "off", kLive, "Serve /metrics; SIGHUP starts or stops the listener."),
@@ -213,8 +235,8 @@ std::vector<DirectiveSpec> build_table() {
         Inherit(Int("vhost.chunk_size", "60000", 128, 65536, kLive, "RTMP chunk size; default: the global "
                                                                     "chunk_size."),
                 "chunk_size"),
-        Int("vhost.in_ack_size", "0", 0, kI32Max, kLive, "Acknowledge every this many bytes received, for encoders "
-                                                        "that wait for it; 0: only when asked."),
+        NotYet(Int("vhost.in_ack_size", "0", 0, kI32Max, kLive,
+                   "Acknowledge every this many bytes received, for encoders that wait for it; 0: only when asked.")),
         Int("vhost.out_ack_size", "2500000", 0, kI32Max, kLive, "Window players are asked to acknowledge, in "
                                                                 "bytes; 0: do not ask."),
 
@@ -226,16 +248,16 @@ std::vector<DirectiveSpec> build_table() {
                                                             "the next keyframe."),
         Enum("vhost.play.time_jitter", "full", "full|zero|off", kLive, "Timestamp correction: full (start at 0, "
                                                                        "monotonic), zero (start at 0) or off."),
-        Bool("vhost.play.atc", "off", kLive, "Keep the encoder's absolute timestamps (for several origins)."),
-        Bool("vhost.play.mix_correct", "off", kLive, "Reorder audio and video into one monotonic stream."),
-        Bool("vhost.play.atc_auto", "off", kLive, "Turn atc on when the metadata asks for it."),
+        NotYet(Bool("vhost.play.atc", "off", kLive, "Keep the encoder's absolute timestamps (for several origins).")),
+        NotYet(Bool("vhost.play.mix_correct", "off", kLive, "Reorder audio and video into one monotonic stream.")),
+        NotYet(Bool("vhost.play.atc_auto", "off", kLive, "Turn atc on when the metadata asks for it.")),
         Int("vhost.play.mw_latency", "350", 0, 10000, kLive, "Merged write: ms of messages a player waits for "
                                                             "before a write."),
         Int("vhost.play.mw_msgs", "8", 0, 128, kLive, "Merged write: messages a player waits for before a write."),
-        Float("vhost.play.send_min_interval", "0", 0, 10000, kLive, "Least ms between two sends to a player; 0: "
-                                                                   "no pacing."),
-        Bool("vhost.play.reduce_sequence_header", "off", kLive, "Send a repeated sequence header only when it "
-                                                               "changed."),
+        NotYet(Float("vhost.play.send_min_interval", "0", 0, 10000, kLive, "Least ms between two sends to a player; 0: "
+                                                                   "no pacing.")),
+        NotYet(Bool("vhost.play.reduce_sequence_header", "off", kLive, "Send a repeated sequence header only when it "
+                                                               "changed.")),
 
         Block("vhost.publish", "How streams are received from publishers."),
         Bool("vhost.publish.mr", "off", kLive, "Merged read: after a read of under 4 KiB the publisher's next read "
@@ -244,15 +266,16 @@ std::vector<DirectiveSpec> build_table() {
         Int("vhost.publish.mr_latency", "350", 0, 10000, kLive, "Merged read: ms the next read waits; 0: no wait."),
         Int("vhost.publish.firstpkt_timeout", "20000", 0, kHourMs, kLive, "ms to wait for the first packet."),
         Int("vhost.publish.normal_timeout", "5000", 0, kHourMs, kLive, "ms to wait for each later packet."),
-        Bool("vhost.publish.parse_sps", "on", kLive, "Parse the H.264 SPS for the size and profile."),
-        Bool("vhost.publish.try_annexb_first", "on", kLive, "Try Annex B before IBMF when a frame is ambiguous."),
-        Int("vhost.publish.kickoff_for_idle", "0", 0, 86400, kLive, "Seconds without players before the "
-                                                                   "publisher is closed; 0: never."),
+        NotYet(Bool("vhost.publish.parse_sps", "on", kLive, "Parse the H.264 SPS for the size and profile.")),
+        NotYet(Bool("vhost.publish.try_annexb_first", "on", kLive,
+               "Try Annex B before IBMF when a frame is ambiguous.")),
+        NotYet(Int("vhost.publish.kickoff_for_idle", "0", 0, 86400, kLive, "Seconds without players before the "
+                                                                   "publisher is closed; 0: never.")),
 
         Block("vhost.http_remux", "Live streams over HTTP (HTTP-FLV and friends)."),
         Bool("vhost.http_remux.enabled", "off", kLive, "Serve the vhost's streams over HTTP."),
-        Float("vhost.http_remux.fast_cache", "0", 0, 3600, kLive, "Seconds of audio kept for a fast start; 0: "
-                                                                 "none."),
+        NotYet(Float("vhost.http_remux.fast_cache", "0", 0, 3600, kLive, "Seconds of audio kept for a fast start; 0: "
+                                                                 "none.")),
         Bool("vhost.http_remux.drop_if_not_match", "on", kLive, "Drop frames of a codec the stream did not "
                                                                "announce."),
         Bool("vhost.http_remux.has_audio", "on", kLive, "Announce audio in the FLV header."),
@@ -262,23 +285,26 @@ std::vector<DirectiveSpec> build_table() {
                                                                           "picks the format (.flv .ts .aac .mp3)."),
 
         Block("vhost.rtc", "WebRTC for this vhost."),
-        Bool("vhost.rtc.enabled", "off", kRestart, "Serve WebRTC."),
-        Bool("vhost.rtc.nack", "on", kRestart, "Ask for and answer retransmissions (NACK)."),
-        Bool("vhost.rtc.nack_no_copy", "on", kRestart, "Retransmit from the ring buffer without copying."),
-        Bool("vhost.rtc.twcc", "on", kRestart, "Transport-wide congestion control feedback."),
-        Int("vhost.rtc.stun_timeout", "30", 1, 3600, kRestart, "Seconds without STUN before a session ends."),
-        Bool("vhost.rtc.stun_strict_check", "off", kRestart, "Check STUN credentials strictly."),
-        Enum("vhost.rtc.dtls_role", "passive", "passive|active", kRestart, "DTLS role of the server."),
-        Enum("vhost.rtc.dtls_version", "auto", "auto|dtls1.0|dtls1.2", kRestart, "DTLS version."),
-        Int("vhost.rtc.drop_for_pt", "0", 0, 127, kRestart, "Drop RTP of this payload type (debugging); 0: none."),
-        Bool("vhost.rtc.rtmp_to_rtc", "off", kRestart, "Let WebRTC players play RTMP streams (AAC to Opus)."),
-        Bool("vhost.rtc.keep_bframe", "off", kRestart, "Keep B-frames for WebRTC players."),
-        Bool("vhost.rtc.keep_avc_nalu_sei", "on", kRestart, "Keep H.264 SEI NALUs for WebRTC players."),
-        Int("vhost.rtc.opus_bitrate", "48000", 8000, 320000, kRestart, "Opus bitrate when transcoding from AAC."),
-        Bool("vhost.rtc.rtc_to_rtmp", "off", kRestart, "Let RTMP and HTTP-FLV players play WebRTC streams."),
-        Float("vhost.rtc.pli_for_rtmp", "6.0", 0, 30, kRestart, "Seconds between keyframe requests to WebRTC "
-                                                                "publishers."),
-        Int("vhost.rtc.aac_bitrate", "48000", 8000, 320000, kRestart, "AAC bitrate when transcoding from Opus."),
+        NotYet(Bool("vhost.rtc.enabled", "off", kRestart, "Serve WebRTC.")),
+        NotYet(Bool("vhost.rtc.nack", "on", kRestart, "Ask for and answer retransmissions (NACK).")),
+        NotYet(Bool("vhost.rtc.nack_no_copy", "on", kRestart, "Retransmit from the ring buffer without copying.")),
+        NotYet(Bool("vhost.rtc.twcc", "on", kRestart, "Transport-wide congestion control feedback.")),
+        NotYet(Int("vhost.rtc.stun_timeout", "30", 1, 3600, kRestart, "Seconds without STUN before a session ends.")),
+        NotYet(Bool("vhost.rtc.stun_strict_check", "off", kRestart, "Check STUN credentials strictly.")),
+        NotYet(Enum("vhost.rtc.dtls_role", "passive", "passive|active", kRestart, "DTLS role of the server.")),
+        NotYet(Enum("vhost.rtc.dtls_version", "auto", "auto|dtls1.0|dtls1.2", kRestart, "DTLS version.")),
+        NotYet(Int("vhost.rtc.drop_for_pt", "0", 0, 127, kRestart,
+               "Drop RTP of this payload type (debugging); 0: none.")),
+        NotYet(Bool("vhost.rtc.rtmp_to_rtc", "off", kRestart, "Let WebRTC players play RTMP streams (AAC to Opus).")),
+        NotYet(Bool("vhost.rtc.keep_bframe", "off", kRestart, "Keep B-frames for WebRTC players.")),
+        NotYet(Bool("vhost.rtc.keep_avc_nalu_sei", "on", kRestart, "Keep H.264 SEI NALUs for WebRTC players.")),
+        NotYet(Int("vhost.rtc.opus_bitrate", "48000", 8000, 320000, kRestart,
+               "Opus bitrate when transcoding from AAC.")),
+        NotYet(Bool("vhost.rtc.rtc_to_rtmp", "off", kRestart, "Let RTMP and HTTP-FLV players play WebRTC streams.")),
+        NotYet(Float("vhost.rtc.pli_for_rtmp", "6.0", 0, 30, kRestart, "Seconds between keyframe requests to WebRTC "
+                                                                "publishers.")),
+        NotYet(Int("vhost.rtc.aac_bitrate", "48000", 8000, 320000, kRestart,
+               "AAC bitrate when transcoding from Opus.")),
 
         Todo("vhost.cluster", "Edge and origin cluster."),
         Todo("vhost.forward", "Forward streams to other servers."),
@@ -322,8 +348,18 @@ std::string directive_env_name(const std::string& path) {
     return env;
 }
 
-bool is_value_directive(const DirectiveSpec& spec) {
-    return spec.implemented && spec.kind != ArgKind::kBlock && spec.kind != ArgKind::kAny;
+bool is_typed_directive(const DirectiveSpec& spec) {
+    return spec.kind != ArgKind::kBlock && spec.kind != ArgKind::kAny;
+}
+
+bool is_value_directive(const DirectiveSpec& spec) { return spec.implemented && is_typed_directive(spec); }
+
+bool block_has_values(const DirectiveSpec& block) {
+    std::string prefix = std::string(block.path) + ".";
+    for (const DirectiveSpec& s : directive_table()) {
+        if (is_value_directive(s) && strncmp(s.path, prefix.c_str(), prefix.size()) == 0) return true;
+    }
+    return false;
 }
 
 std::vector<std::string> directive_default_args(const DirectiveSpec& spec) {

@@ -1,6 +1,12 @@
 // The directive table: every directive the conf accepts is one row, and
 // validation, defaults, SRS_* environment overrides, getters, reload decisions,
-// trunk/conf/full.conf and the reference in docs/config.md all derive from it.
+// trunk/conf/full.conf, the reference in docs/config.md and the typed keys of
+// config_keys.hpp all derive from it.
+//
+// A row is `implemented` only when code reads its value; a row nobody reads
+// yet keeps its kind, default and doc but is wrapped in NotYet(), so a conf
+// (or an SRS_* variable) that sets it gets a warning with file:line, and the
+// row has no key, so no code can read it by mistake.
 //
 // A row's path is its position in the conf: "listen", "http_api.auth.username",
 // "vhost.play.gop_cache" (vhost rows apply inside `vhost NAME { }`). Its
@@ -37,9 +43,12 @@ struct DirectiveSpec {
     int max_args;
     const char* values;  // kEnum, "|"-separated
     bool reloadable;     // SIGHUP can apply a change
-    bool implemented;    // false: accepted with a warning, ignored
+    bool implemented;    // false: accepted with a warning, ignored (true only when code reads it)
     const char* inherit;  // vhost row only: global row used when the vhost does not set it
     const char* doc;
+    // Implemented only in part: said in a warning whenever a conf or the
+    // environment turns the row away from its default (nullptr: fully).
+    const char* partial;
 };
 
 // Rows in conf order: a block's row comes before the rows inside it.
@@ -48,8 +57,13 @@ const std::vector<DirectiveSpec>& directive_table();
 const DirectiveSpec* find_directive(const std::string& path);
 // "vhost.play.gop_cache" -> "SRS_VHOST_PLAY_GOP_CACHE".
 std::string directive_env_name(const std::string& path);
-// True for rows that hold a value (not blocks, not "not implemented").
+// True for rows that hold a value of a known kind (not blocks, not kAny),
+// whether implemented or not.
+bool is_typed_directive(const DirectiveSpec& spec);
+// True for implemented rows that hold a value: the rows Config can read.
 bool is_value_directive(const DirectiveSpec& spec);
+// Whether a block row holds an implemented value row, at any depth.
+bool block_has_values(const DirectiveSpec& block);
 // The default as arguments ("" -> none).
 std::vector<std::string> directive_default_args(const DirectiveSpec& spec);
 
@@ -81,5 +95,10 @@ const std::vector<LegacyRename>& legacy_global_renames();
 std::string render_full_conf();
 // The reference tables of docs/config.md (between its GENERATED markers).
 std::string render_reference_markdown();
+// src/app/config/config_keys.hpp: one typed key per implemented value row.
+std::string render_config_keys_header();
+// The C++ name of a value row's key: "http_api.listen" -> "http_api_listen",
+// "vhost.play.gop_cache" -> "vhost_play_gop_cache".
+std::string directive_key_name(const DirectiveSpec& spec);
 
 }  // namespace srs

@@ -1,7 +1,11 @@
-// Renders the directive table as trunk/conf/full.conf and as the reference
-// tables of docs/config.md, so both always say what the code does.
+// Renders the directive table as trunk/conf/full.conf, as the reference
+// tables of docs/config.md and as the typed keys of config_keys.hpp, so all
+// three always say what the code does.
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "app/config/config_directives.hpp"
 
@@ -10,6 +14,7 @@ namespace srs {
 namespace {
 
 const char* kVhostExample = "__defaultVhost__";
+constexpr size_t kWidth = 100;  // wrap generated comments here
 
 std::string parent_of(const std::string& path) {
     size_t dot = path.rfind('.');
@@ -61,7 +66,8 @@ class FullConfWriter {
         out_ += "# The reference conf: every directive the server implements, set to its default.\n"
                 "# Generated from the directive table (src/app/config/config_directives.cpp); do not edit.\n"
                 "# After changing the table, regenerate it from trunk/ with\n"
-                "#   SRS_REGEN_FULL_CONF=1 ./objs/srs_utest --gtest_filter='ConfigFullConf.*'\n"
+                "#   make conf-regen\n"
+                "# (which also rewrites docs/config.md and src/app/config/config_keys.hpp).\n"
                 "#\n"
                 "# Grammar: `name args...;` or `name args... { ... }`, one directive per line, # comments,\n"
                 "# \"...\" or '...' quotes, and `include file...;` anywhere to read other files in place.\n"
@@ -83,8 +89,10 @@ class FullConfWriter {
     void render_children(const std::string& parent, int depth) {
         for (const DirectiveSpec& s : directive_table()) {
             if (!s.implemented || parent_of(s.path) != parent) continue;
+            if (s.kind == ArgKind::kBlock && !block_has_values(s)) continue;  // nothing in it is implemented yet
             out_ += '\n';
             line(depth, std::string("# ") + s.doc);
+            if (s.partial) line(depth, std::string("# Only in part: ") + s.partial + ".");
             std::string name = leaf_of(s.path);
             if (s.kind == ArgKind::kBlock) {
                 bool is_vhost = strcmp(s.path, "vhost") == 0;
@@ -104,20 +112,28 @@ class FullConfWriter {
     }
 
     void render_not_implemented() {
-        out_ += "\n# Accepted but not implemented yet (each logs one warning, and its block is ignored):\n";
-        std::string group = "-";
-        std::string text;
+        out_ += "\n# Accepted but not implemented yet (each logs one warning with its file:line and is ignored;\n"
+                "# the ones with a value are still checked, see docs/config.md):\n";
+        // Grouped by parent, in table order of each parent's first row.
+        std::vector<std::pair<std::string, std::vector<std::string>>> groups;
         for (const DirectiveSpec& s : directive_table()) {
             if (s.implemented) continue;
             std::string parent = parent_of(s.path);
-            if (parent != group) {
-                if (!text.empty()) out_ += text + "\n";
-                group = parent;
-                text = "#   " + (parent.empty() ? std::string("top level") : parent) + ":";
-            }
-            text += " " + leaf_of(s.path);
+            auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == parent; });
+            if (it == groups.end()) it = groups.insert(groups.end(), {parent, {}});
+            it->second.push_back(leaf_of(s.path));
         }
-        if (!text.empty()) out_ += text + "\n";
+        for (const auto& g : groups) {
+            std::string text = "#   " + (g.first.empty() ? std::string("top level") : g.first) + ":";
+            for (const std::string& leaf : g.second) {
+                if (text.size() + 1 + leaf.size() > kWidth) {
+                    out_ += text + "\n";
+                    text = "#      ";
+                }
+                text += " " + leaf;
+            }
+            out_ += text + "\n";
+        }
         out_ += "# Old vhost forms still read, rewritten at load (each logs a warning):\n";
         for (const LegacyRename& r : legacy_vhost_renames()) {
             out_ += std::string("#   ") + r.from + " -> " + r.to + "\n";
@@ -135,15 +151,24 @@ class ReferenceWriter {
     std::string render() {
         render_block("", "Top level", "Directives outside any block.");
         for (const DirectiveSpec& s : directive_table()) {
-            if (!s.implemented || s.kind != ArgKind::kBlock) continue;
+            if (!s.implemented || s.kind != ArgKind::kBlock || !block_has_values(s)) continue;
             bool is_vhost = strcmp(s.path, "vhost") == 0;
             std::string title = std::string("`") + s.path + (is_vhost ? " NAME" : "") + " { }`";
             render_block(s.path, title, s.doc);
         }
         out_ += "### Not implemented yet\n\n"
-                "Accepted with one warning each; their arguments and blocks are not checked.\n\n";
+                "Accepted with one warning each (file:line, or the environment variable), then ignored. "
+                "A directive with a value is still checked against its type and range, so a conf that "
+                "loads today keeps loading when it is implemented; the others take any arguments and any "
+                "block.\n\n";
         for (const DirectiveSpec& s : directive_table()) {
-            if (!s.implemented) out_ += std::string("- `") + s.path + "`: " + s.doc + "\n";
+            if (s.implemented) continue;
+            out_ += std::string("- `") + s.path + "`";
+            if (is_typed_directive(s)) {
+                std::string def = *s.default_value ? "`" + default_text(s) + "`" : "none";
+                out_ += " (" + replace_all(value_type(s), "|", ", ") + "; default " + def + ")";
+            }
+            out_ += std::string(": ") + s.doc + "\n";
         }
         out_ += "\n### Old forms\n\nRead and rewritten at load, with a warning.\n\n";
         for (const LegacyRename& r : legacy_vhost_renames()) {
@@ -165,7 +190,8 @@ class ReferenceWriter {
             std::string def = default_text(s);
             if (!s.inherit && *s.default_value) def = "`" + def + "`";
             out_ += "| `" + leaf_of(s.path) + "` | " + replace_all(value_type(s), "|", ", ") + " | " + def + " | `" +
-                    directive_env_name(s.path) + "` | " + (s.reloadable ? "yes" : "no") + " | " + s.doc + " |\n";
+                    directive_env_name(s.path) + "` | " + (s.reloadable ? "yes" : "no") + " | " + s.doc +
+                    (s.partial ? std::string(" Only in part: ") + s.partial + "." : std::string()) + " |\n";
         }
         out_ += "\n";
     }
@@ -173,9 +199,82 @@ class ReferenceWriter {
     std::string out_;
 };
 
+// config_keys.hpp: one constant per implemented value row.
+class KeysWriter {
+  public:
+    std::string render() {
+        out_ += "// The typed keys of the directive table: one per implemented value directive,\n"
+                "// for Config::get() and Config::is_set() (see config_key.hpp).\n"
+                "// Generated from src/app/config/config_directives.cpp; do not edit. After\n"
+                "// changing the table, regenerate it from trunk/ with\n"
+                "//   make conf-regen\n"
+                "// A unit test fails while it is stale, and test/test_config_keys.py fails for\n"
+                "// a key no code outside src/app/config/ reads (mark the row NotYet instead).\n"
+                "#pragma once\n\n"
+                "#include <cstdint>\n#include <string>\n#include <vector>\n\n"
+                "#include \"app/config/config_key.hpp\"\n\n"
+                "namespace srs {\nnamespace keys {\n";
+        for (const DirectiveSpec& s : directive_table()) {
+            if (!is_value_directive(s)) continue;
+            bool vhost = strncmp(s.path, "vhost.", 6) == 0;
+            out_ += "\n";
+            comment(std::string(s.path) + ": " + s.doc);
+            if (s.inherit) {
+                const DirectiveSpec* global = find_directive(s.inherit);
+                out_ += "// Unset in a vhost: the value of keys::" + directive_key_name(*global) + ".\n";
+            }
+            out_ += std::string("inline constexpr ") + (vhost ? "VhostKey<" : "GlobalKey<") + cpp_type(s) + "> " +
+                    directive_key_name(s) + "{\"" + s.path + "\"};\n";
+        }
+        out_ += "\n}  // namespace keys\n}  // namespace srs\n";
+        return out_;
+    }
+
+  private:
+    static const char* cpp_type(const DirectiveSpec& s) {
+        switch (s.kind) {
+            case ArgKind::kBool: return "bool";
+            case ArgKind::kInt: return "int64_t";
+            case ArgKind::kFloat: return "double";
+            case ArgKind::kList: return "std::vector<std::string>";
+            case ArgKind::kEndpoint: return "std::vector<ListenEndpoint>";
+            default: return "std::string";
+        }
+    }
+
+    // "// " + text, wrapped at kWidth.
+    void comment(const std::string& text) {
+        std::string line = "//";
+        size_t at = 0;
+        while (at < text.size()) {
+            size_t sp = text.find(' ', at);
+            std::string word = text.substr(at, sp == std::string::npos ? std::string::npos : sp - at);
+            at = sp == std::string::npos ? text.size() : sp + 1;
+            if (line.size() + 1 + word.size() > kWidth && line != "//") {
+                out_ += line + "\n";
+                line = "//";
+            }
+            line += " " + word;
+        }
+        out_ += line + "\n";
+    }
+
+    std::string out_;
+};
+
 }  // namespace
 
+std::string directive_key_name(const DirectiveSpec& spec) {
+    std::string name = spec.path;
+    for (char& c : name) {
+        if (c == '.') c = '_';
+    }
+    return name;
+}
+
 std::string render_full_conf() { return FullConfWriter().render(); }
+
+std::string render_config_keys_header() { return KeysWriter().render(); }
 
 std::string render_reference_markdown() { return ReferenceWriter().render(); }
 

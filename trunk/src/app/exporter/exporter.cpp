@@ -9,10 +9,10 @@ namespace srs {
 
 ExporterOptions read_exporter_options(const Config& config) {
     ExporterOptions o;
-    o.enabled = config.get_bool("exporter.enabled");
-    o.listen = config.get_endpoints("exporter.listen");
-    o.label = config.get_string("exporter.label");
-    o.tag = config.get_string("exporter.tag");
+    o.enabled = config.get(keys::exporter_enabled);
+    o.listen = config.get(keys::exporter_listen);
+    o.label = config.get(keys::exporter_label);
+    o.tag = config.get(keys::exporter_tag);
     return o;
 }
 
@@ -40,7 +40,7 @@ ClientCounts count_clients(const ConnectionManager& connections) {
 MetricsSnapshot collect_metrics(LiveContext* ctx, const ExporterOptions& options, const std::string& service_id) {
     MetricsSnapshot s;
     BuildInfo& b = s.build;
-    std::string server_id = ctx->config().server_id();
+    std::string server_id = ctx->config()->get(keys::server_id);
     b.server = server_id.empty() ? "vid-" + service_id.substr(0, 7) : server_id;  // as the API's "server"
     b.service = service_id;
     b.pid = std::to_string(getpid());

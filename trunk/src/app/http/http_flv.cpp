@@ -105,16 +105,16 @@ bool HttpFlvHandler::match(const HttpRequest& req) const {
 }
 
 Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
-    const Config& config = ctx_->config();
+    std::shared_ptr<const Config> config = ctx_->config();
     std::string vhost = req.query_param("vhost");
     if (vhost.empty()) {
         const std::string* host = req.header("Host");
         vhost = host ? host_without_port(*host) : "";
     }
-    if (!config.has_vhost(vhost)) vhost = kDefaultVhost;
-    if (!config.vhost_get_bool(vhost, "http_remux.enabled")) return res->send_error(404);
+    if (!config->has_vhost(vhost)) vhost = kDefaultVhost;
+    if (!config->get(vhost, keys::vhost_http_remux_enabled)) return res->send_error(404);
     std::string app, stream;
-    if (!match_mount(config.vhost_get_string(vhost, "http_remux.mount"), vhost, req.path, &app, &stream)) {
+    if (!match_mount(config->get(vhost, keys::vhost_http_remux_mount), vhost, req.path, &app, &stream)) {
         return res->send_error(404);
     }
     LiveSource* source = ctx_->sources().find(vhost, app, stream);
@@ -122,17 +122,17 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
     if (!source || !source->publishing()) return res->send_error(404);
 
     ConsumerOptions options;
-    options.queue_length_us = config.vhost_get_int(vhost, "play.queue_length") * kUsPerSecond;
-    options.realtime = config.vhost_get_bool(vhost, "min_latency");
-    options.mw_latency_us = config.vhost_get_int(vhost, "play.mw_latency") * kUsPerMs;
-    options.mw_msgs = static_cast<int>(config.vhost_get_int(vhost, "play.mw_msgs"));
-    if (options.realtime && !config.vhost_is_set(vhost, "play.mw_msgs")) options.mw_msgs = 0;
+    options.queue_length_us = config->get(vhost, keys::vhost_play_queue_length) * kUsPerSecond;
+    options.realtime = config->get(vhost, keys::vhost_min_latency);
+    options.mw_latency_us = config->get(vhost, keys::vhost_play_mw_latency) * kUsPerMs;
+    options.mw_msgs = static_cast<int>(config->get(vhost, keys::vhost_play_mw_msgs));
+    if (options.realtime && !config->is_set(vhost, keys::vhost_play_mw_msgs)) options.mw_msgs = 0;
     FlvTracks tracks = choose_flv_tracks(
-        config.vhost_get_bool(vhost, "http_remux.has_audio"), config.vhost_get_bool(vhost, "http_remux.has_video"),
-        config.vhost_get_bool(vhost, "http_remux.guess_has_av"),
-        config.vhost_get_bool(vhost, "http_remux.drop_if_not_match"), source->carries_audio(),
+        config->get(vhost, keys::vhost_http_remux_has_audio), config->get(vhost, keys::vhost_http_remux_has_video),
+        config->get(vhost, keys::vhost_http_remux_guess_has_av),
+        config->get(vhost, keys::vhost_http_remux_drop_if_not_match), source->carries_audio(),
         source->carries_video());
-    if (config.vhost_get_bool(vhost, "tcp_nodelay")) res->socket()->set_nodelay(true).ignore();
+    if (config->get(vhost, keys::vhost_tcp_nodelay)) res->socket()->set_nodelay(true).ignore();
 
     // Attach before anything blocks: a consumer keeps the source alive
     // (the manager frees only sources nobody uses).

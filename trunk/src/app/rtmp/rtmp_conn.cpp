@@ -32,8 +32,8 @@ Error RtmpServerConnection::serve() {
 }
 
 std::string RtmpServerConnection::resolve_vhost(const std::string& host) const {
-    const Config& config = ctx_->config();
-    return config.has_vhost(host) ? host : kDefaultVhost;
+    std::shared_ptr<const Config> config = ctx_->config();
+    return config->has_vhost(host) ? host : kDefaultVhost;
 }
 
 void RtmpServerConnection::update_info(const std::string& type) {
@@ -74,8 +74,8 @@ Error RtmpServerConnection::connect_app() {
     info().page_url = connect.page_url;
     info().swf_url = connect.swf_url;
     update_info("");
-    const Config& config = ctx_->config();
-    if (!config.vhost_get_bool(req_.vhost, "enabled")) {
+    std::shared_ptr<const Config> config = ctx_->config();
+    if (!config->get(req_.vhost, keys::vhost_enabled)) {
         transport_.send_command(build_connect_rejected(connect.transaction_id, "vhost disabled"), 0,
                                 kRtmpCidOverConnection)
             .ignore();
@@ -88,9 +88,9 @@ Error RtmpServerConnection::connect_app() {
     // The whole answer to connect in one write (see RtmpTransport::cork).
     transport_.cork();
     RtmpProtocol& proto = transport_.protocol();
-    proto.send_window_ack_size(static_cast<uint32_t>(config.vhost_get_int(req_.vhost, "out_ack_size")));
+    proto.send_window_ack_size(static_cast<uint32_t>(config->get(req_.vhost, keys::vhost_out_ack_size)));
     proto.send_set_peer_bandwidth(kPeerBandwidth, kRtmpLimitDynamic);
-    proto.set_out_chunk_size(static_cast<uint32_t>(config.vhost_get_int(req_.vhost, "chunk_size")));
+    proto.set_out_chunk_size(static_cast<uint32_t>(config->get(req_.vhost, keys::vhost_chunk_size)));
 
     Amf0Value data = Amf0Value::ecma_array();
     data.set("version", Amf0Value::string(SRS_VERSION_STRING));

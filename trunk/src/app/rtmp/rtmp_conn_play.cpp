@@ -23,13 +23,13 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
     if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "play without a stream name");
     update_info("rtmp-play");
 
-    const Config& config = ctx_->config();
+    std::shared_ptr<const Config> config = ctx_->config();
     ConsumerOptions options;
-    options.queue_length_us = config.vhost_get_int(req_.vhost, "play.queue_length") * kUsPerSecond;
-    options.realtime = config.vhost_get_bool(req_.vhost, "min_latency");
-    options.mw_latency_us = config.vhost_get_int(req_.vhost, "play.mw_latency") * kUsPerMs;
-    options.mw_msgs = static_cast<int>(config.vhost_get_int(req_.vhost, "play.mw_msgs"));
-    if (options.realtime && !config.vhost_is_set(req_.vhost, "play.mw_msgs")) options.mw_msgs = 0;
+    options.queue_length_us = config->get(req_.vhost, keys::vhost_play_queue_length) * kUsPerSecond;
+    options.realtime = config->get(req_.vhost, keys::vhost_min_latency);
+    options.mw_latency_us = config->get(req_.vhost, keys::vhost_play_mw_latency) * kUsPerMs;
+    options.mw_msgs = static_cast<int>(config->get(req_.vhost, keys::vhost_play_mw_msgs));
+    if (options.realtime && !config->is_set(req_.vhost, keys::vhost_play_mw_msgs)) options.mw_msgs = 0;
     // No Nagle while the player joins: the play reply and the first media
     // batch right behind it would otherwise wait for the player's delayed
     // ACK (~40 ms of time to first frame). tcp_nodelay decides afterwards.
@@ -71,7 +71,7 @@ Error RtmpServerConnection::play_loop(LiveSource* source, LiveConsumer* consumer
     const ConsumerOptions& options = consumer->options();
     utime_t wait_us = options.realtime ? kPlayIdleWaitUs : std::min(options.mw_latency_us, kPlayIdleWaitUs);
     if (wait_us <= 0) wait_us = kPlayIdleWaitUs;
-    utime_t pithy_us = ctx_->config().pithy_print_ms() * kUsPerMs;
+    utime_t pithy_us = ctx_->config()->get(keys::pithy_print_ms) * kUsPerMs;
 
     std::vector<LiveMessagePtr> msgs;
     std::vector<RtmpMessage> incoming;
@@ -110,7 +110,7 @@ Error RtmpServerConnection::play_loop(LiveSource* source, LiveConsumer* consumer
         consumer->dump(&msgs, kMaxMessagesPerSend);
         if (!msgs.empty()) {
             if (Error err = sender.send(msgs); !err.ok()) return SRS_WRAP(err, "play %s", req_.stream_url().c_str());
-            if (joining && !ctx_->config().vhost_get_bool(req_.vhost, "tcp_nodelay")) {
+            if (joining && !ctx_->config()->get(req_.vhost, keys::vhost_tcp_nodelay)) {
                 if (Error err = socket()->set_nodelay(false); !err.ok()) srs_warn("%s", err.summary().c_str());
             }
             joining = false;

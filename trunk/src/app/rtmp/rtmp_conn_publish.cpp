@@ -41,11 +41,11 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
         return SRS_ERR(kErrorStreamBusy, "stream %s is busy", req_.stream_url().c_str());
     }
 
-    const Config& config = ctx_->config();
+    std::shared_ptr<const Config> config = ctx_->config();
     SourceOptions options;
-    options.gop_cache = config.vhost_get_bool(req_.vhost, "play.gop_cache");
-    options.gop_cache_max_frames = static_cast<int>(config.vhost_get_int(req_.vhost, "play.gop_cache_max_frames"));
-    options.jitter = parse_jitter(config.vhost_get_string(req_.vhost, "play.time_jitter"));
+    options.gop_cache = config->get(req_.vhost, keys::vhost_play_gop_cache);
+    options.gop_cache_max_frames = static_cast<int>(config->get(req_.vhost, keys::vhost_play_gop_cache_max_frames));
+    options.jitter = parse_jitter(config->get(req_.vhost, keys::vhost_play_time_jitter));
     if (Error err = source->on_publish(cid(), options); !err.ok()) return SRS_WRAP(err, "publish");
     PublishGuard guard(source);
 
@@ -65,10 +65,10 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
 }
 
 Error RtmpServerConnection::publish_loop(LiveSource* source) {
-    const Config& config = ctx_->config();
-    utime_t first_timeout = config.vhost_get_int(req_.vhost, "publish.firstpkt_timeout") * kUsPerMs;
-    utime_t normal_timeout = config.vhost_get_int(req_.vhost, "publish.normal_timeout") * kUsPerMs;
-    utime_t pithy_us = config.pithy_print_ms() * kUsPerMs;
+    std::shared_ptr<const Config> config = ctx_->config();
+    utime_t first_timeout = config->get(req_.vhost, keys::vhost_publish_firstpkt_timeout) * kUsPerMs;
+    utime_t normal_timeout = config->get(req_.vhost, keys::vhost_publish_normal_timeout) * kUsPerMs;
+    utime_t pithy_us = config->get(keys::pithy_print_ms) * kUsPerMs;
     socket()->set_recv_timeout(first_timeout);
     int mr_ms = merged_read_ms();
     transport_.set_merged_read(mr_ms * kUsPerMs);
@@ -116,9 +116,9 @@ Error RtmpServerConnection::publish_loop(LiveSource* source) {
 // publish.mr_latency when publish.mr is on, else 0. min_latency wins: a
 // realtime vhost never delays its reads.
 int RtmpServerConnection::merged_read_ms() const {
-    const Config& config = ctx_->config();
-    if (!config.vhost_get_bool(req_.vhost, "publish.mr") || config.vhost_get_bool(req_.vhost, "min_latency")) return 0;
-    return static_cast<int>(config.vhost_get_int(req_.vhost, "publish.mr_latency"));
+    std::shared_ptr<const Config> config = ctx_->config();
+    if (!config->get(req_.vhost, keys::vhost_publish_mr) || config->get(req_.vhost, keys::vhost_min_latency)) return 0;
+    return static_cast<int>(config->get(req_.vhost, keys::vhost_publish_mr_latency));
 }
 
 Error RtmpServerConnection::on_publish_message(LiveSource* source, RtmpMessage& msg, bool* done) {

@@ -1,6 +1,11 @@
-// What connections need from the server: the running config (replaced on
-// reload, so never hold it across a blocking call) and the live sources.
+// What connections need from the server: the running config and the live
+// sources. config() is a snapshot: a reload swaps in a new Config and leaves
+// the old one alive for whoever still holds it, so code that keeps a config
+// across a blocking call or a reload keeps its snapshot (and sees the values
+// it started with), never a reference.
 #pragma once
+
+#include <memory>
 
 #include "app/config/config.hpp"
 #include "app/server/connection.hpp"
@@ -12,7 +17,7 @@ namespace srs {
 class LiveContext {
   public:
     virtual ~LiveContext() = default;
-    virtual const Config& config() const = 0;
+    virtual std::shared_ptr<const Config> config() const = 0;
     virtual SourceManager& sources() = 0;
     virtual ConnectionManager& connections() = 0;
     // Reloads the conf file (SIGHUP, the raw API).

@@ -12,7 +12,7 @@
 
 namespace srs {
 
-Server::Server(std::unique_ptr<Config> config, std::string conf_path)
+Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
     : config_(std::move(config)),
       conf_path_(std::move(conf_path)),
       parent_pid_(getppid()),
@@ -40,7 +40,7 @@ Error Server::initialize() {
     proc_stats_.sample();
     udp_prev_ = proc_stats_.last().snmp;
     last_udp_check_us_ = monotonic_us();
-    if (config_->get_bool("rtc_server.enabled")) {
+    if (config_->get(keys::rtc_server_enabled)) {
         std::string warning = udp_buffer_warning(read_sysctl_int("/proc/sys/net/core/rmem_max"),
                                                  read_sysctl_int("/proc/sys/net/core/wmem_max"));
         if (!warning.empty()) srs_warn("UDP: %s", warning.c_str());
@@ -53,7 +53,7 @@ Error Server::listen_rtmp() {
     // port never refuses clients (SO_REUSEPORT lets both bind), and a reload
     // whose ports cannot be bound keeps the old listeners.
     std::vector<std::unique_ptr<TcpAcceptor>> fresh;
-    for (const auto& ep : config_->listen_endpoints()) {
+    for (const auto& ep : config_->get(keys::listen)) {
         std::unique_ptr<TcpAcceptor> acceptor(new TcpAcceptor("RTMP", ep.ip, ep.port, this));
         if (Error err = acceptor->listen(); !err.ok()) return err;
         fresh.push_back(std::move(acceptor));
@@ -64,16 +64,16 @@ Error Server::listen_rtmp() {
 }
 
 Error Server::listen_http() {
-    const Config& config = *config_;
-    bool server_on = config.get_bool("http_server.enabled");
-    bool api_on = config.get_bool("http_api.enabled");
-    auto server_eps = config.get_endpoints("http_server.listen");
-    auto api_eps = config.get_endpoints("http_api.listen");
+    std::shared_ptr<const Config> config = config_;
+    bool server_on = config->get(keys::http_server_enabled);
+    bool api_on = config->get(keys::http_api_enabled);
+    auto server_eps = config->get(keys::http_server_listen);
+    auto api_eps = config->get(keys::http_api_listen);
     // Same port for both: the API is served by the HTTP server, as SRS does.
     api_on_http_port_ = server_on && api_on && !server_eps.empty() && !api_eps.empty() &&
                         server_eps[0].port == api_eps[0].port;
     http_flv_.reset(new HttpFlvHandler(this));
-    http_static_.reset(new HttpStaticHandler(config.get_string("http_server.dir"), &blocking_worker_));
+    http_static_.reset(new HttpStaticHandler(config->get(keys::http_server_dir), &blocking_worker_));
     http_api_.reset(new HttpApiHandler(this));
     if (server_on) {
         for (const auto& ep : server_eps) {
@@ -125,7 +125,7 @@ void Server::close_listeners() {
 
 void Server::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
     std::unique_ptr<TcpConn> sock(conn);
-    size_t limit = static_cast<size_t>(config_->max_connections());
+    size_t limit = static_cast<size_t>(config_->get(keys::max_connections));
     if (connections_.size() >= limit) {
         srs_warn("drop %s client %s: max_connections=%zu reached", acceptor->kind().c_str(),
                  sock->peer().to_string().c_str(), limit);
@@ -137,12 +137,12 @@ void Server::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
         if (api_on_http_port_) handlers.push_back(http_api_.get());
         handlers.push_back(http_static_.get());
         c = new HttpServerConnection(&connections_, sock.release(), "HTTP", handlers,
-                                     config_->get_bool("http_server.crossdomain"));
+                                     config_->get(keys::http_server_crossdomain));
     } else if (acceptor->kind() == "EXPORTER") {
         c = new HttpServerConnection(&connections_, sock.release(), "EXPORTER", {exporter_.get()}, false);
     } else if (acceptor->kind() == "API") {
         c = new HttpServerConnection(&connections_, sock.release(), "API", {http_api_.get()},
-                                     config_->get_bool("http_api.crossdomain"));
+                                     config_->get(keys::http_api_crossdomain));
     } else {
         c = new RtmpServerConnection(&connections_, sock.release(), this);
     }
@@ -157,7 +157,7 @@ Error Server::run() {
         // Wake once a second for the parent check (asprocess).
         if (Error err = signals_.wait(&signo, 1000 * kUsPerMs); !err.ok()) return SRS_WRAP(err, "signal loop");
         if (signo) on_signal(signo);
-        if (config_->asprocess()) check_parent();
+        if (config_->get(keys::asprocess)) check_parent();
         sample_stats();
     }
     if (quit_hook_) quit_hook_();
@@ -182,7 +182,7 @@ void Server::on_signal(int signo) {
             reopen_log();
             break;
         case SIGTERM:
-            if (config_->force_grace_quit()) {
+            if (config_->get(keys::force_grace_quit)) {
                 srs_trace("SIGTERM: force_grace_quit on, quit gracefully");
                 quit_ = QuitMode::kGraceful;
             } else {
@@ -207,11 +207,11 @@ void Server::on_signal(int signo) {
 void Server::graceful_quit() {
     // Give load balancers time to stop sending clients, then stop accepting
     // and let the connections finish, at most grace_final_wait.
-    utime_t start_wait = config_->grace_start_wait_ms() * kUsPerMs;
+    utime_t start_wait = config_->get(keys::grace_start_wait) * kUsPerMs;
     srs_trace("graceful quit: wait %d ms before closing listeners", (int)(start_wait / kUsPerMs));
     if (Error err = sleep_us(start_wait); !err.ok()) err.ignore();
     close_listeners();
-    utime_t deadline = monotonic_us() + config_->grace_final_wait_ms() * kUsPerMs;
+    utime_t deadline = monotonic_us() + config_->get(keys::grace_final_wait) * kUsPerMs;
     while (connections_.size() > 0 && monotonic_us() < deadline) {
         if (Error err = sleep_us(100 * kUsPerMs); !err.ok()) {
             err.ignore();
@@ -230,7 +230,7 @@ void Server::sample_stats() {
     // The kernel's UDP drop counters are system-wide: worth a line only
     // while we have a UDP port of our own.
     const SnmpStat& snmp = proc_stats_.last().snmp;
-    if (config_->get_bool("rtc_server.enabled")) {
+    if (config_->get(keys::rtc_server_enabled)) {
         std::string loss = udp_loss_text(udp_prev_, snmp);
         if (!loss.empty()) {
             srs_warn("UDP: the kernel dropped datagrams in the last %ds, %s (netstat -suna; raise "
@@ -260,7 +260,7 @@ void Server::reopen_log() {
 
 Error Server::reload() {
     if (conf_path_.empty()) return SRS_ERR(kErrorConfigInvalid, "no config file to reload (started with -e)");
-    std::unique_ptr<Config> fresh;
+    std::shared_ptr<const Config> fresh;
     if (Error err = Config::load_file(conf_path_, &fresh); !err.ok()) return SRS_WRAP(err, "reload");
     for (const auto& w : fresh->warnings()) srs_warn("%s", w.c_str());
 
@@ -274,14 +274,16 @@ Error Server::reload() {
         }
         if (path == "listen") relisten = true;
     }
-    // The new tree becomes the running one; readers get values from it.
+    // The new tree becomes the running one; snapshots taken before keep the
+    // old one alive until they are dropped.
     config_ = std::move(fresh);
     apply_tcmalloc_release_rate(*config_);
     if (relisten) {
         if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "reload listen");
     }
     ExporterOptions exporter = read_exporter_options(*config_);
-    if (!(exporter == exporter_->options())) {
+    // exporter_ exists once initialize() ran (a reload before it only swaps the config).
+    if (exporter_ && !(exporter == exporter_->options())) {
         if (exporter.enabled == exporter_->options().enabled && exporter.listen == exporter_->options().listen) {
             exporter_->set_options(exporter);  // label or tag: nothing to reopen
         } else if (Error err = listen_exporter(exporter); !err.ok()) {

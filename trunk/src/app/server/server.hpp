@@ -26,7 +26,7 @@ namespace srs {
 class Server : public TcpClientHandler, public LiveContext {
   public:
     // conf_path: where SIGHUP reloads from ("" when running from env only).
-    Server(std::unique_ptr<Config> config, std::string conf_path);
+    Server(std::shared_ptr<const Config> config, std::string conf_path);
     ~Server() override;
 
     // Opens listeners and starts the coroutines. Call after init_runtime().
@@ -37,7 +37,7 @@ class Server : public TcpClientHandler, public LiveContext {
     // stopped (main's profilers use it to take a last look).
     void set_quit_hook(std::function<void()> hook) { quit_hook_ = std::move(hook); }
 
-    const Config& config() const override { return *config_; }
+    std::shared_ptr<const Config> config() const override { return config_; }
     SourceManager& sources() override { return sources_; }
     ConnectionManager& connections() override { return connections_; }
     utime_t start_wall_us() const override { return start_wall_us_; }
@@ -61,7 +61,7 @@ class Server : public TcpClientHandler, public LiveContext {
     void graceful_quit();
     void check_parent();
 
-    std::unique_ptr<Config> config_;
+    std::shared_ptr<const Config> config_;  // replaced whole by reload()
     std::string conf_path_;
     std::vector<std::unique_ptr<TcpAcceptor>> rtmp_listeners_;
     std::vector<std::unique_ptr<TcpAcceptor>> http_listeners_;

@@ -23,8 +23,8 @@ HttpRequest get(const std::string& query) { return utest::api_get("/api/v1/tcmal
 
 Json envelope() { return utest::api_envelope(); }
 
-std::unique_ptr<Config> config_with(const std::string& text) {
-    std::unique_ptr<Config> c;
+std::shared_ptr<const Config> config_with(const std::string& text) {
+    std::shared_ptr<const Config> c;
     EXPECT_TRUE(Config::load_text("listen 1935;\n" + text, "test", &c).ok());
     return c;
 }
@@ -40,8 +40,8 @@ TEST(AppTcmallocApi, PathAndDescription) {
 
 TEST(AppTcmallocApi, ReleaseRateDirectiveIsReloadable) {
     EXPECT_TRUE(Config::reloadable("tcmalloc_release_rate"));
-    EXPECT_DOUBLE_EQ(0.8, config_with("")->get_double("tcmalloc_release_rate"));
-    EXPECT_DOUBLE_EQ(2.5, config_with("tcmalloc_release_rate 2.5;\n")->get_double("tcmalloc_release_rate"));
+    EXPECT_DOUBLE_EQ(0.8, config_with("")->get(keys::tcmalloc_release_rate));
+    EXPECT_DOUBLE_EQ(2.5, config_with("tcmalloc_release_rate 2.5;\n")->get(keys::tcmalloc_release_rate));
 }
 
 #ifndef SRS_GPERF

@@ -46,7 +46,7 @@ std::string answer(const std::string& query, const ValgrindEnv& e, int* status =
 class FakeContext : public LiveContext {
   public:
     FakeContext() { EXPECT_TRUE(Config::load_text("listen 1935;\n", "test", &config_).ok()); }
-    const Config& config() const override { return *config_; }
+    std::shared_ptr<const Config> config() const override { return config_; }
     SourceManager& sources() override { return sources_; }
     ConnectionManager& connections() override { return connections_; }
     Error reload() override { return Error(); }
@@ -54,7 +54,7 @@ class FakeContext : public LiveContext {
     const ProcStatsSampler& proc_stats() const override { return stats_; }
 
   private:
-    std::unique_ptr<Config> config_;
+    std::shared_ptr<const Config> config_;
     SourceManager sources_;
     ConnectionManager connections_;
     ProcStatsSampler stats_;

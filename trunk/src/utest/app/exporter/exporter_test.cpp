@@ -15,8 +15,8 @@ using namespace srs;
 
 namespace {
 
-std::unique_ptr<Config> load(const std::string& text) {
-    std::unique_ptr<Config> conf;
+std::shared_ptr<const Config> load(const std::string& text) {
+    std::shared_ptr<const Config> conf;
     Error err = Config::load_text(text, "t.conf", &conf);
     EXPECT_TRUE(err.ok()) << err.summary();
     return conf;
@@ -25,7 +25,7 @@ std::unique_ptr<Config> load(const std::string& text) {
 class FakeContext : public LiveContext {
   public:
     explicit FakeContext(const std::string& conf) : config_(load(conf)) {}
-    const Config& config() const override { return *config_; }
+    std::shared_ptr<const Config> config() const override { return config_; }
     SourceManager& sources() override { return sources_; }
     ConnectionManager& connections() override { return connections_; }
     Error reload() override { return Error(); }
@@ -34,7 +34,7 @@ class FakeContext : public LiveContext {
     ProcStatsSampler& mutable_stats() { return stats_; }
 
   private:
-    std::unique_ptr<Config> config_;
+    std::shared_ptr<const Config> config_;
     SourceManager sources_;
     ConnectionManager connections_;
     ProcStatsSampler stats_;

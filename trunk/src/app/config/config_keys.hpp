@@ -1,0 +1,200 @@
+// The typed keys of the directive table: one per implemented value directive,
+// for Config::get() and Config::is_set() (see config_key.hpp).
+// Generated from src/app/config/config_directives.cpp; do not edit. After
+// changing the table, regenerate it from trunk/ with
+//   make conf-regen
+// A unit test fails while it is stale, and test/test_config_keys.py fails for
+// a key no code outside src/app/config/ reads (mark the row NotYet instead).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/config/config_key.hpp"
+
+namespace srs {
+namespace keys {
+
+// server_id: Server id in API answers; empty: generated once and kept beside the pid file.
+inline constexpr GlobalKey<std::string> server_id{"server_id"};
+
+// pid: PID file, write-locked so only one server runs from it.
+inline constexpr GlobalKey<std::string> pid{"pid"};
+
+// work_dir: Directory to change to at start; relative paths start from it.
+inline constexpr GlobalKey<std::string> work_dir{"work_dir"};
+
+// daemon: Run in the background (fork and detach).
+inline constexpr GlobalKey<bool> daemon{"daemon"};
+
+// disable_daemon_for_docker: Stay in the foreground when running in a container.
+inline constexpr GlobalKey<bool> disable_daemon_for_docker{"disable_daemon_for_docker"};
+
+// asprocess: Quit when the parent process goes away (for supervisors).
+inline constexpr GlobalKey<bool> asprocess{"asprocess"};
+
+// tcmalloc_release_rate: How eagerly tcmalloc returns unused memory to the system, 0 never, 10 at
+// once (--gperf=on builds).
+inline constexpr GlobalKey<double> tcmalloc_release_rate{"tcmalloc_release_rate"};
+
+// srs_log_tank: Where the log goes.
+inline constexpr GlobalKey<std::string> srs_log_tank{"srs_log_tank"};
+
+// srs_log_level: Lowest level written.
+inline constexpr GlobalKey<std::string> srs_log_level{"srs_log_level"};
+
+// srs_log_level_v2: Lowest level written, in the names log lines use; wins over srs_log_level when
+// set.
+inline constexpr GlobalKey<std::string> srs_log_level_v2{"srs_log_level_v2"};
+
+// srs_log_file: Log file when srs_log_tank is file; SIGUSR1 reopens it.
+inline constexpr GlobalKey<std::string> srs_log_file{"srs_log_file"};
+
+// utc_time: Log times in UTC instead of local time.
+inline constexpr GlobalKey<bool> utc_time{"utc_time"};
+
+// pithy_print_ms: Interval of the periodic status lines, in ms.
+inline constexpr GlobalKey<int64_t> pithy_print_ms{"pithy_print_ms"};
+
+// max_connections: Connections beyond this many are closed at once.
+inline constexpr GlobalKey<int64_t> max_connections{"max_connections"};
+
+// grace_start_wait: Graceful quit (SIGQUIT): ms to wait before closing the listeners.
+inline constexpr GlobalKey<int64_t> grace_start_wait{"grace_start_wait"};
+
+// grace_final_wait: Graceful quit: ms to wait after closing the listeners before exiting.
+inline constexpr GlobalKey<int64_t> grace_final_wait{"grace_final_wait"};
+
+// force_grace_quit: Quit gracefully on SIGTERM too (for Kubernetes).
+inline constexpr GlobalKey<bool> force_grace_quit{"force_grace_quit"};
+
+// listen: RTMP listen endpoints: port, ip:port or [ipv6]:port, several allowed.
+inline constexpr GlobalKey<std::vector<ListenEndpoint>> listen{"listen"};
+
+// chunk_size: RTMP chunk size the server sends with; a vhost can override it.
+inline constexpr GlobalKey<int64_t> chunk_size{"chunk_size"};
+
+// http_api.enabled: Serve the HTTP API.
+inline constexpr GlobalKey<bool> http_api_enabled{"http_api.enabled"};
+
+// http_api.listen: Endpoint of the API; the same as http_server.listen shares that port.
+inline constexpr GlobalKey<std::vector<ListenEndpoint>> http_api_listen{"http_api.listen"};
+
+// http_api.crossdomain: Answer CORS requests.
+inline constexpr GlobalKey<bool> http_api_crossdomain{"http_api.crossdomain"};
+
+// http_api.raw_api.enabled: Serve /api/v1/raw.
+inline constexpr GlobalKey<bool> http_api_raw_api_enabled{"http_api.raw_api.enabled"};
+
+// http_api.raw_api.allow_reload: Let /api/v1/raw?rpc=reload reload the conf.
+inline constexpr GlobalKey<bool> http_api_raw_api_allow_reload{"http_api.raw_api.allow_reload"};
+
+// http_api.auth.enabled: Require a user name and password.
+inline constexpr GlobalKey<bool> http_api_auth_enabled{"http_api.auth.enabled"};
+
+// http_api.auth.username: User name for Basic authentication.
+inline constexpr GlobalKey<std::string> http_api_auth_username{"http_api.auth.username"};
+
+// http_api.auth.password: Password for Basic authentication.
+inline constexpr GlobalKey<std::string> http_api_auth_password{"http_api.auth.password"};
+
+// http_server.enabled: Serve HTTP.
+inline constexpr GlobalKey<bool> http_server_enabled{"http_server.enabled"};
+
+// http_server.listen: Endpoint of the HTTP server.
+inline constexpr GlobalKey<std::vector<ListenEndpoint>> http_server_listen{"http_server.listen"};
+
+// http_server.dir: Root directory of static files.
+inline constexpr GlobalKey<std::string> http_server_dir{"http_server.dir"};
+
+// http_server.crossdomain: Answer CORS requests.
+inline constexpr GlobalKey<bool> http_server_crossdomain{"http_server.crossdomain"};
+
+// rtc_server.enabled: Serve WebRTC; for now it only turns on the UDP buffer checks at start and in
+// /api/v1/diagnostics.
+inline constexpr GlobalKey<bool> rtc_server_enabled{"rtc_server.enabled"};
+
+// exporter.enabled: Serve /metrics; SIGHUP starts or stops the listener.
+inline constexpr GlobalKey<bool> exporter_enabled{"exporter.enabled"};
+
+// exporter.listen: Endpoint of the exporter; SIGHUP moves it (the old one closes once the new one
+// listens).
+inline constexpr GlobalKey<std::vector<ListenEndpoint>> exporter_listen{"exporter.listen"};
+
+// exporter.label: Value of the label `label` of srs_build_info; empty: no such label.
+inline constexpr GlobalKey<std::string> exporter_label{"exporter.label"};
+
+// exporter.tag: Value of the label `tag` of srs_build_info; empty: no such label.
+inline constexpr GlobalKey<std::string> exporter_tag{"exporter.tag"};
+
+// vhost.enabled: Serve this vhost.
+inline constexpr VhostKey<bool> vhost_enabled{"vhost.enabled"};
+
+// vhost.min_latency: Realtime mode: send each message at once, no merged read.
+inline constexpr VhostKey<bool> vhost_min_latency{"vhost.min_latency"};
+
+// vhost.tcp_nodelay: Set TCP_NODELAY on player connections.
+inline constexpr VhostKey<bool> vhost_tcp_nodelay{"vhost.tcp_nodelay"};
+
+// vhost.chunk_size: RTMP chunk size; default: the global chunk_size.
+// Unset in a vhost: the value of keys::chunk_size.
+inline constexpr VhostKey<int64_t> vhost_chunk_size{"vhost.chunk_size"};
+
+// vhost.out_ack_size: Window players are asked to acknowledge, in bytes; 0: do not ask.
+inline constexpr VhostKey<int64_t> vhost_out_ack_size{"vhost.out_ack_size"};
+
+// vhost.play.gop_cache: Keep the last GOP so new players start at once.
+inline constexpr VhostKey<bool> vhost_play_gop_cache{"vhost.play.gop_cache"};
+
+// vhost.play.gop_cache_max_frames: Most frames in the GOP cache; 0: no limit.
+inline constexpr VhostKey<int64_t> vhost_play_gop_cache_max_frames{"vhost.play.gop_cache_max_frames"};
+
+// vhost.play.queue_length: Seconds a player queue holds before dropping to the next keyframe.
+inline constexpr VhostKey<int64_t> vhost_play_queue_length{"vhost.play.queue_length"};
+
+// vhost.play.time_jitter: Timestamp correction: full (start at 0, monotonic), zero (start at 0) or
+// off.
+inline constexpr VhostKey<std::string> vhost_play_time_jitter{"vhost.play.time_jitter"};
+
+// vhost.play.mw_latency: Merged write: ms of messages a player waits for before a write.
+inline constexpr VhostKey<int64_t> vhost_play_mw_latency{"vhost.play.mw_latency"};
+
+// vhost.play.mw_msgs: Merged write: messages a player waits for before a write.
+inline constexpr VhostKey<int64_t> vhost_play_mw_msgs{"vhost.play.mw_msgs"};
+
+// vhost.publish.mr: Merged read: after a read of under 4 KiB the publisher's next read waits
+// mr_latency, so one read takes many messages (less CPU, up to mr_latency more delay). Ignored with
+// min_latency on.
+inline constexpr VhostKey<bool> vhost_publish_mr{"vhost.publish.mr"};
+
+// vhost.publish.mr_latency: Merged read: ms the next read waits; 0: no wait.
+inline constexpr VhostKey<int64_t> vhost_publish_mr_latency{"vhost.publish.mr_latency"};
+
+// vhost.publish.firstpkt_timeout: ms to wait for the first packet.
+inline constexpr VhostKey<int64_t> vhost_publish_firstpkt_timeout{"vhost.publish.firstpkt_timeout"};
+
+// vhost.publish.normal_timeout: ms to wait for each later packet.
+inline constexpr VhostKey<int64_t> vhost_publish_normal_timeout{"vhost.publish.normal_timeout"};
+
+// vhost.http_remux.enabled: Serve the vhost's streams over HTTP.
+inline constexpr VhostKey<bool> vhost_http_remux_enabled{"vhost.http_remux.enabled"};
+
+// vhost.http_remux.drop_if_not_match: Drop frames of a codec the stream did not announce.
+inline constexpr VhostKey<bool> vhost_http_remux_drop_if_not_match{"vhost.http_remux.drop_if_not_match"};
+
+// vhost.http_remux.has_audio: Announce audio in the FLV header.
+inline constexpr VhostKey<bool> vhost_http_remux_has_audio{"vhost.http_remux.has_audio"};
+
+// vhost.http_remux.has_video: Announce video in the FLV header.
+inline constexpr VhostKey<bool> vhost_http_remux_has_video{"vhost.http_remux.has_video"};
+
+// vhost.http_remux.guess_has_av: Announce only what the stream actually carries.
+inline constexpr VhostKey<bool> vhost_http_remux_guess_has_av{"vhost.http_remux.guess_has_av"};
+
+// vhost.http_remux.mount: URL path of a stream; the extension picks the format (.flv .ts .aac
+// .mp3).
+inline constexpr VhostKey<std::string> vhost_http_remux_mount{"vhost.http_remux.mount"};
+
+}  // namespace keys
+}  // namespace srs
