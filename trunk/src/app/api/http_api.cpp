@@ -6,6 +6,7 @@
 
 #include "app/live/live_source.hpp"
 #include "build_options.h"
+#include "core/strings.hpp"
 #include "core/version.hpp"
 #include "io/runtime.hpp"
 #include "protocol/http/http_response.hpp"
@@ -185,10 +186,10 @@ HttpApiHandler::Json HttpApiHandler::vhost_json(const std::string& vhost) {
 
 // "?start=&count=" as SRS: count defaults to 10 and is at least 10.
 static void page_of(const HttpRequest& req, size_t total, size_t* begin, size_t* end) {
-    long start = atol(req.query_param("start").c_str());
-    long count = atol(req.query_param("count").c_str());
-    if (start < 0) start = 0;
-    count = std::max(10L, count);
+    int64_t start = 0, count = 0;
+    if (!parse_integer(req.query_param("start"), &start) || start < 0) start = 0;
+    if (!parse_integer(req.query_param("count"), &count)) count = 0;
+    count = std::max<int64_t>(10, count);
     *begin = std::min(total, static_cast<size_t>(start));
     *end = std::min(total, *begin + static_cast<size_t>(count));
 }
