@@ -479,6 +479,11 @@ def test_api_basic_auth(srs):
     bad = {"Authorization": "Basic " + base64.b64encode(b"admin:wrong").decode()}
     assert api_get(api, "/api/v1/versions", headers=bad)[0] == 401
     assert api_get(api, "/api/v1/versions", headers=good)[0] == 200
+    # The scheme is case-insensitive (RFC 7617); the credentials are strict base64.
+    lower = {"Authorization": "basic " + base64.b64encode(b"admin:secret").decode()}
+    assert api_get(api, "/api/v1/versions", headers=lower)[0] == 200
+    for broken in ("Basic YWRtaW46c2VjcmV", "Basic YWRtaW46c2VjcmV0=!", "Basic", "Bearer YWRtaW46c2VjcmV0"):
+        assert api_get(api, "/api/v1/versions", headers={"Authorization": broken})[0] == 401, broken
 
 
 def test_api_shares_the_http_port(srs):

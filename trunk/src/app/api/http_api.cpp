@@ -6,6 +6,7 @@
 
 #include "app/live/live_source.hpp"
 #include "build_options.h"
+#include "core/base64.hpp"
 #include "core/strings.hpp"
 #include "core/version.hpp"
 #include "io/runtime.hpp"
@@ -46,39 +47,19 @@ Error HttpApiHandler::reply(const HttpRequest& req, HttpResponse* res, int statu
     return res->send(status, "application/json", text);
 }
 
-static std::string base64_encode(const std::string& in) {
-    static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    size_t i = 0;
-    for (; i + 2 < in.size(); i += 3) {
-        uint32_t v = (uint8_t)in[i] << 16 | (uint8_t)in[i + 1] << 8 | (uint8_t)in[i + 2];
-        out += t[v >> 18];
-        out += t[(v >> 12) & 63];
-        out += t[(v >> 6) & 63];
-        out += t[v & 63];
-    }
-    if (i + 1 == in.size()) {
-        uint32_t v = (uint8_t)in[i] << 16;
-        out += t[v >> 18];
-        out += t[(v >> 12) & 63];
-        out += "==";
-    } else if (i + 2 == in.size()) {
-        uint32_t v = (uint8_t)in[i] << 16 | (uint8_t)in[i + 1] << 8;
-        out += t[v >> 18];
-        out += t[(v >> 12) & 63];
-        out += t[(v >> 6) & 63];
-        out += '=';
-    }
-    return out;
-}
-
+// RFC 7617: "Basic" (any case), then base64 of "user:password".
 bool HttpApiHandler::authorized(const HttpRequest& req) const {
     const Config& config = ctx_->config();
     if (!config.get_bool("http_api.auth.enabled")) return true;
     const std::string* auth = req.header("Authorization");
-    std::string expected = "Basic " + base64_encode(config.get_string("http_api.auth.username") + ":" +
-                                                    config.get_string("http_api.auth.password"));
-    return auth && *auth == expected;
+    constexpr std::string_view kScheme = "Basic ";
+    std::string credentials;
+    if (!auth || !istarts_with(*auth, kScheme) ||
+        !base64_decode(trim_ows(std::string_view(*auth).substr(kScheme.size())), &credentials)) {
+        return false;
+    }
+    return credentials ==
+           config.get_string("http_api.auth.username") + ":" + config.get_string("http_api.auth.password");
 }
 
 // "vid-" and 7 characters of [0-9a-z] hashed (FNV-1a) from this process's
