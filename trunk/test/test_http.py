@@ -494,6 +494,37 @@ def test_api_shares_the_http_port(srs):
     assert code == 200 and json.loads(body)["data"]["major"] == 7
 
 
+def test_api_json_with_names_that_are_not_utf8(srs):
+    """A stream published under a name that is not UTF-8: the API still answers
+    valid JSON (and valid UTF-8), the bad bytes shown as U+FFFD, and the server
+    stays up (nlohmann's dump() throws on such bytes unless told to replace)."""
+    from rtmp_raw import RawRtmp, amf0_number, amf0_string, chunk
+    port, api = free_port(), free_port()
+    srs.start(http_conf(srs, port, api_port=api))
+    assert wait_until(lambda: "API listen" in srs.log())
+    name = b"bad\xffname\xc3"
+    c = RawRtmp(srs.rtmp_port)
+    try:
+        c.handshake()
+        c.connect()
+        c.send(chunk(3, 20, amf0_string("createStream") + amf0_number(2) + b"\x05"))
+        raw_name = b"\x02" + struct.pack(">H", len(name)) + name
+        c.send(chunk(8, 20, amf0_string("publish") + amf0_number(3) + b"\x05" + raw_name + amf0_string("live"),
+                     stream_id=1))
+
+        def streams():
+            code, body, _ = api_get(api, "/api/v1/streams")  # decode() raises on invalid UTF-8
+            assert code == 200
+            return json.loads(body)["streams"]
+        assert wait_until(lambda: streams(), 10), srs.log()[-2000:]
+        names = [st["name"] for st in streams()]
+        assert names == ["bad\ufffdname\ufffd"], names
+        assert api_get(api, "/api/v1/clients")[0] == 200
+    finally:
+        c.close()
+    assert api_get(api, "/api/v1/versions")[0] == 200
+
+
 def test_api_proc_endpoints(api_live):
     srs, _ = api_live
     fields = {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "app/api/api_json.hpp"
 #include "app/live/live_source.hpp"
 #include "build_options.h"
 #include "core/base64.hpp"
@@ -32,7 +33,7 @@ HttpApiHandler::Json HttpApiHandler::envelope(int code) const {
 }
 
 Error HttpApiHandler::reply(const HttpRequest& req, HttpResponse* res, int status, const Json& body) {
-    std::string text = body.dump();
+    std::string text = dump_api_json(body);
     if (req.has_query_param("callback")) {
         std::string cb = req.query_param("callback");
         // Never echo a callback that is not a plain identifier: that would be
@@ -40,7 +41,7 @@ Error HttpApiHandler::reply(const HttpRequest& req, HttpResponse* res, int statu
         if (!is_valid_js_identifier(cb)) {
             Json err = envelope(400);
             err["error"] = "invalid JSONP callback";
-            return res->send(400, "application/json", err.dump());
+            return res->send(400, "application/json", dump_api_json(err));
         }
         return res->send(status, "text/javascript", cb + "(" + text + ")");
     }

@@ -88,46 +88,6 @@ std::string read_text_file(const char* path) {
 
 int64_t us_to_ms(utime_t us) { return us / kUsPerMs; }
 
-// The text with every byte that is not part of a well-formed UTF-8 sequence
-// replaced by '?': comm, argv and cwd are bytes, and nlohmann's dump() throws
-// on invalid UTF-8.
-std::string valid_utf8(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    size_t i = 0;
-    while (i < s.size()) {
-        auto c = static_cast<unsigned char>(s[i]);
-        size_t n = 0;
-        uint32_t cp = 0, min = 0;
-        if (c < 0x80) {
-            out.push_back(static_cast<char>(c));
-            i++;
-            continue;
-        } else if ((c & 0xe0) == 0xc0) {
-            n = 2, cp = c & 0x1f, min = 0x80;
-        } else if ((c & 0xf0) == 0xe0) {
-            n = 3, cp = c & 0x0f, min = 0x800;
-        } else if ((c & 0xf8) == 0xf0) {
-            n = 4, cp = c & 0x07, min = 0x10000;
-        }
-        bool good = n > 0 && i + n <= s.size();
-        for (size_t k = 1; good && k < n; k++) {
-            auto cc = static_cast<unsigned char>(s[i + k]);
-            good = (cc & 0xc0) == 0x80;
-            cp = cp << 6 | (cc & 0x3f);
-        }
-        good = good && cp >= min && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
-        if (good) {
-            out.append(s.substr(i, n));
-            i += n;
-        } else {
-            out.push_back('?');
-            i++;
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 // ---- /proc/self/stat ----
@@ -651,7 +611,7 @@ json self_proc_stats_json(const ProcSelfStat& s) {
     j["percent"] = s.percent;
     j["pid"] = s.pid;
     // SRS reads comm with "%s" and so shows it with its parentheses: "(srs)".
-    j["comm"] = s.ok ? "(" + valid_utf8(s.comm) + ")" : std::string();
+    j["comm"] = s.ok ? "(" + s.comm + ")" : std::string();
     j["state"] = s.state ? std::string(1, s.state) : std::string();
     j["ppid"] = s.ppid;
     j["pgrp"] = s.pgrp;
@@ -751,8 +711,8 @@ json summaries_json(const ProcSnapshot& s, const DiskRates& disk, const SummaryI
     self["version"] = SRS_VERSION_STRING;
     self["pid"] = in.pid ? in.pid : static_cast<int64_t>(::getpid());
     self["ppid"] = in.ppid ? in.ppid : static_cast<int64_t>(::getppid());
-    self["argv"] = valid_utf8(in.argv);
-    self["cwd"] = valid_utf8(in.cwd);
+    self["argv"] = in.argv;
+    self["cwd"] = in.cwd;
     self["mem_kbyte"] = maxrss;
     self["mem_percent"] = mem_percent;
     self["cpu_percent"] = s.self.percent;

@@ -307,9 +307,11 @@ struct SummaryInputs {
     uint64_t send_bytes = 0;   // bytes all connections sent, since start
 };
 
-// The `data` member of each endpoint, fields in SRS's order and spelling.
-// Strings are made valid UTF-8 (a bad byte becomes '?') so dump() cannot
-// throw; comm is shown in parentheses, "(srs)", as SRS shows it.
+// The `data` member of each endpoint, fields in SRS's order and spelling;
+// comm is shown in parentheses, "(srs)", as SRS shows it. Strings (comm,
+// argv, cwd) are put in as the bytes they are: write the JSON out with
+// dump_api_json() (app/api/api_json.hpp), which turns invalid UTF-8 into
+// U+FFFD instead of throwing.
 nlohmann::ordered_json rusages_json(const RUsage& u);
 nlohmann::ordered_json self_proc_stats_json(const ProcSelfStat& s);
 nlohmann::ordered_json system_proc_stats_json(const ProcSystemStat& s);

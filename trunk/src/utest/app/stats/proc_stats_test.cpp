@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/api/api_json.hpp"
 #include "app/stats/proc_stats.hpp"
 #include "core/version.hpp"
 #include "utest/test_util.hpp"
@@ -772,7 +773,7 @@ TEST(ProcStats, SummariesValues) {
     EXPECT_EQ(self["pid"].get<int64_t>(), 4242);
     EXPECT_EQ(self["ppid"].get<int64_t>(), 1);
     EXPECT_EQ(self["argv"].get<std::string>(), in.argv);
-    EXPECT_EQ(self["cwd"].get<std::string>(), "/srs/?");
+    EXPECT_EQ(self["cwd"].get<std::string>(), in.cwd);  // the bytes as they are
     EXPECT_EQ(self["mem_kbyte"].get<int64_t>(), 247300);
     EXPECT_NEAR(self["mem_percent"].get<double>(), 0.01, 1e-4);
     EXPECT_DOUBLE_EQ(self["srs_uptime"].get<double>(), 12.3);
@@ -796,7 +797,9 @@ TEST(ProcStats, SummariesValues) {
     EXPECT_EQ(sys["conn_sys_tw"].get<int64_t>(), 8);
     EXPECT_EQ(sys["conn_sys_udp"].get<int64_t>(), 0);
     EXPECT_EQ(sys["conn_srs"].get<int64_t>(), 3);
-    EXPECT_NO_THROW((void)j.dump());
+    // Written out, the bad byte is U+FFFD and the text parses back.
+    std::string text = dump_api_json(j);
+    EXPECT_EQ(nlohmann::json::parse(text)["self"]["cwd"].get<std::string>(), "/srs/\xef\xbf\xbd");
 
     // Before any sample: ok false, zeros, still the full shape.
     ProcStatsSampler empty;
@@ -823,14 +826,20 @@ TEST(ProcStats, RusageJsonUnits) {
     EXPECT_EQ(j["ru_nvcsw"].get<int64_t>(), 77);
 }
 
-TEST(ProcStats, CommNotUtf8StillDumps) {
+TEST(ProcStats, CommNotUtf8DumpsWithReplacement) {
     std::string line = kSelfStatCat;
     line.replace(line.find("(cat)"), 5, std::string("(c\xff\xc3\xa9)", 6));
     ProcSelfStat s = parse_proc_self_stat(line);
     ASSERT_TRUE(s.ok);
     nlohmann::ordered_json j = self_proc_stats_json(s);
-    EXPECT_EQ(j["comm"].get<std::string>(), "(c?\xc3\xa9)");  // the valid é is kept
-    EXPECT_NO_THROW((void)j.dump());
+    EXPECT_EQ(j["comm"].get<std::string>(), std::string("(c\xff\xc3\xa9)"));  // the bytes as they are
+    // nlohmann's default handler throws on them; the API's dump does not.
+    EXPECT_THROW((void)j.dump(), nlohmann::json::type_error);
+    std::string text;
+    EXPECT_NO_THROW(text = dump_api_json(j));
+    // The bad byte becomes U+FFFD; the valid é is kept.
+    EXPECT_NE(text.find("\"comm\":\"(c\xef\xbf\xbd\xc3\xa9)\""), std::string::npos) << text;
+    EXPECT_TRUE(nlohmann::json::parse(text).is_object());
 }
 
 TEST(ProcStats, RealProcFiles) {
@@ -853,8 +862,8 @@ TEST(ProcStats, RealProcFiles) {
     EXPECT_LE(s.system.percent, 1);
     SummaryInputs in;
     in.start_time = s.wall_us;
-    EXPECT_NO_THROW((void)sampler.summaries_json(in).dump());
-    EXPECT_NO_THROW((void)sampler.self_proc_stats_json().dump());
+    EXPECT_NO_THROW((void)dump_api_json(sampler.summaries_json(in)));
+    EXPECT_NO_THROW((void)dump_api_json(sampler.self_proc_stats_json()));
 }
 
 TEST(ProcStats, CmdlineJoinsArgumentsWithSpaces) {
