@@ -91,32 +91,34 @@ class ByteWriter {
     explicit ByteWriter(std::string* out) : out_(out) {}
     void write_u8(uint8_t v) { out_->push_back(static_cast<char>(v)); }
     void write_u16be(uint16_t v) {
-        append<2>(store_be16, v);
+        uint8_t b[2];
+        store_be16(b, v);
+        write_bytes(b, 2);
     }
     void write_u24be(uint32_t v) {
-        append<3>(store_be24, v);
+        uint8_t b[3];
+        store_be24(b, v);
+        write_bytes(b, 3);
     }
     void write_u32be(uint32_t v) {
-        append<4>(store_be32, v);
+        uint8_t b[4];
+        store_be32(b, v);
+        write_bytes(b, 4);
     }
     void write_u32le(uint32_t v) {
-        append<4>(store_le32, v);
+        uint8_t b[4];
+        store_le32(b, v);
+        write_bytes(b, 4);
     }
     void write_u64be(uint64_t v) {
-        append<8>(store_be64, v);
+        uint8_t b[8];
+        store_be64(b, v);
+        write_bytes(b, 8);
     }
     void write_bytes(const void* data, size_t n) { out_->append(static_cast<const char*>(data), n); }
     size_t size() const { return out_->size(); }
 
   private:
-    // Stores v with `store` into N bytes and appends them.
-    template <size_t N, typename V>
-    void append(void (*store)(uint8_t*, V), V v) {
-        uint8_t b[N];
-        store(b, v);
-        out_->append(reinterpret_cast<const char*>(b), N);
-    }
-
     std::string* out_;
 };
 

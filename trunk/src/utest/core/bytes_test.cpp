@@ -22,6 +22,14 @@ constexpr uint32_t stored_then_loaded(uint32_t v) {
 }
 static_assert(stored_then_loaded(0xdeadbeef) == 0xdeadbeef);
 static_assert(load_be16(std::array<uint8_t, 2>{0x12, 0x34}.data()) == 0x1234);
+// From a string literal too: a FourCC is its big-endian UI32.
+static_assert(load_be32("hvc1") == 0x68766331);
+static_assert(load_le16("\xff\x01") == 0x01ff);
+
+uint32_t make_fourcc_for_test() {
+    constexpr uint32_t kAvc1 = load_be32("avc1");  // as media_codec.hpp's make_fourcc
+    return kAvc1;
+}
 
 TEST(CoreBytes, LoadsFromRealHeaders) {
     // An RTMP fmt-0 chunk header as OBS sends it (cs 3, ts 0, length 0x1b,
@@ -92,8 +100,13 @@ TEST(CoreBytes, CharOverloadsMatch) {
     store_le16(out + 2, 0xfffe);
     EXPECT_EQ(std::string(out, 4), utest::unhex_string("fffe feff"));
     store_be24(out, 0xabcdef);
+    EXPECT_EQ(std::string(out, 3), utest::unhex_string("abcdef"));
     store_be64(out, 0x0102030405060708ull);
     EXPECT_EQ(std::string(out, 8), utest::unhex_string("0102030405060708"));
+    // signed char: bytes >= 0x80 are not sign-extended either.
+    const signed char sc[4] = {-1, -128, 127, 0};
+    EXPECT_EQ(load_be32(sc), 0xff807f00u);
+    EXPECT_EQ(make_fourcc_for_test(), 0x61766331u);
 }
 
 TEST(CoreBytes, RoundTripAtEveryOffsetUpToTheGuardPage) {
