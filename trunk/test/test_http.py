@@ -479,6 +479,11 @@ def test_api_basic_auth(srs):
     bad = {"Authorization": "Basic " + base64.b64encode(b"admin:wrong").decode()}
     assert api_get(api, "/api/v1/versions", headers=bad)[0] == 401
     assert api_get(api, "/api/v1/versions", headers=good)[0] == 200
+    # The scheme is case-insensitive (RFC 7617); the credentials are strict base64.
+    lower = {"Authorization": "basic " + base64.b64encode(b"admin:secret").decode()}
+    assert api_get(api, "/api/v1/versions", headers=lower)[0] == 200
+    for broken in ("Basic YWRtaW46c2VjcmV", "Basic YWRtaW46c2VjcmV0=!", "Basic", "Bearer YWRtaW46c2VjcmV0"):
+        assert api_get(api, "/api/v1/versions", headers={"Authorization": broken})[0] == 401, broken
 
 
 def test_api_shares_the_http_port(srs):
@@ -487,6 +492,37 @@ def test_api_shares_the_http_port(srs):
     assert wait_until(lambda: "HTTP listen" in srs.log())
     code, body, _ = api_get(port, "/api/v1/versions")
     assert code == 200 and json.loads(body)["data"]["major"] == 7
+
+
+def test_api_json_with_names_that_are_not_utf8(srs):
+    """A stream published under a name that is not UTF-8: the API still answers
+    valid JSON (and valid UTF-8), the bad bytes shown as U+FFFD, and the server
+    stays up (nlohmann's dump() throws on such bytes unless told to replace)."""
+    from rtmp_raw import RawRtmp, amf0_number, amf0_string, chunk
+    port, api = free_port(), free_port()
+    srs.start(http_conf(srs, port, api_port=api))
+    assert wait_until(lambda: "API listen" in srs.log())
+    name = b"bad\xffname\xc3"
+    c = RawRtmp(srs.rtmp_port)
+    try:
+        c.handshake()
+        c.connect()
+        c.send(chunk(3, 20, amf0_string("createStream") + amf0_number(2) + b"\x05"))
+        raw_name = b"\x02" + struct.pack(">H", len(name)) + name
+        c.send(chunk(8, 20, amf0_string("publish") + amf0_number(3) + b"\x05" + raw_name + amf0_string("live"),
+                     stream_id=1))
+
+        def streams():
+            code, body, _ = api_get(api, "/api/v1/streams")  # decode() raises on invalid UTF-8
+            assert code == 200
+            return json.loads(body)["streams"]
+        assert wait_until(lambda: streams(), 10), srs.log()[-2000:]
+        names = [st["name"] for st in streams()]
+        assert names == ["bad\ufffdname\ufffd"], names
+        assert api_get(api, "/api/v1/clients")[0] == 200
+    finally:
+        c.close()
+    assert api_get(api, "/api/v1/versions")[0] == 200
 
 
 def test_api_proc_endpoints(api_live):

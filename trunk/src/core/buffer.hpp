@@ -13,6 +13,8 @@
 #include <cstring>
 #include <string>
 
+#include "core/bytes.hpp"
+
 namespace srs {
 
 class ByteReader {
@@ -37,34 +39,32 @@ class ByteReader {
     }
     bool read_u16be(uint16_t* v) {
         if (!require(2)) return false;
-        *v = static_cast<uint16_t>((p_[0] << 8) | p_[1]);
+        *v = load_be16(p_);
         p_ += 2;
         return true;
     }
     bool read_u24be(uint32_t* v) {
         if (!require(3)) return false;
-        *v = (static_cast<uint32_t>(p_[0]) << 16) | (p_[1] << 8) | p_[2];
+        *v = load_be24(p_);
         p_ += 3;
         return true;
     }
     bool read_u32be(uint32_t* v) {
         if (!require(4)) return false;
-        *v = (static_cast<uint32_t>(p_[0]) << 24) | (p_[1] << 16) | (p_[2] << 8) | p_[3];
+        *v = load_be32(p_);
         p_ += 4;
         return true;
     }
     bool read_u32le(uint32_t* v) {
         if (!require(4)) return false;
-        *v = (static_cast<uint32_t>(p_[3]) << 24) | (p_[2] << 16) | (p_[1] << 8) | p_[0];
+        *v = load_le32(p_);
         p_ += 4;
         return true;
     }
     bool read_u64be(uint64_t* v) {
-        uint32_t hi = 0, lo = 0;
         if (!require(8)) return false;
-        read_u32be(&hi);
-        read_u32be(&lo);
-        *v = (static_cast<uint64_t>(hi) << 32) | lo;
+        *v = load_be64(p_);
+        p_ += 8;
         return true;
     }
     bool read_bytes(void* out, size_t n) {
@@ -91,26 +91,29 @@ class ByteWriter {
     explicit ByteWriter(std::string* out) : out_(out) {}
     void write_u8(uint8_t v) { out_->push_back(static_cast<char>(v)); }
     void write_u16be(uint16_t v) {
-        char b[2] = {static_cast<char>(v >> 8), static_cast<char>(v)};
-        out_->append(b, 2);
+        uint8_t b[2];
+        store_be16(b, v);
+        write_bytes(b, 2);
     }
     void write_u24be(uint32_t v) {
-        char b[3] = {static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
-        out_->append(b, 3);
+        uint8_t b[3];
+        store_be24(b, v);
+        write_bytes(b, 3);
     }
     void write_u32be(uint32_t v) {
-        char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
-                     static_cast<char>(v)};
-        out_->append(b, 4);
+        uint8_t b[4];
+        store_be32(b, v);
+        write_bytes(b, 4);
     }
     void write_u32le(uint32_t v) {
-        char b[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
-                     static_cast<char>(v >> 24)};
-        out_->append(b, 4);
+        uint8_t b[4];
+        store_le32(b, v);
+        write_bytes(b, 4);
     }
     void write_u64be(uint64_t v) {
-        write_u32be(static_cast<uint32_t>(v >> 32));
-        write_u32be(static_cast<uint32_t>(v));
+        uint8_t b[8];
+        store_be64(b, v);
+        write_bytes(b, 8);
     }
     void write_bytes(const void* data, size_t n) { out_->append(static_cast<const char*>(data), n); }
     size_t size() const { return out_->size(); }

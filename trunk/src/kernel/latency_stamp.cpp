@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/bytes.hpp"
+
 namespace srs {
 
 const uint8_t kLatencyStampUuid[16] = {'s', 'b', '-', 'l', 'a', 't', 'e', 'n',
@@ -77,10 +79,21 @@ bool is_sei_nal(VideoCodec codec, const uint8_t* nal, size_t n) {
     return n >= 2 && ((nal[0] >> 1) & 0x3f) == kHevcNalPrefixSei;
 }
 
+// A NAL unit length field of `size` bytes (1, 2 or 4: valid_length_size).
 uint32_t read_length(const uint8_t* p, int size) {
-    uint32_t v = 0;
-    for (int i = 0; i < size; i++) v = (v << 8) | p[i];
-    return v;
+    if (size == 1) return p[0];
+    return size == 2 ? load_be16(p) : load_be32(p);
+}
+
+// Writes a NAL unit length field of `size` bytes (1, 2 or 4).
+void write_length(uint8_t* p, int size, uint32_t v) {
+    if (size == 1) {
+        p[0] = static_cast<uint8_t>(v);
+    } else if (size == 2) {
+        store_be16(p, static_cast<uint16_t>(v));
+    } else {
+        store_be32(p, v);
+    }
 }
 
 bool valid_length_size(int size) { return size == 1 || size == 2 || size == 4; }
@@ -117,7 +130,7 @@ size_t build_latency_sei(VideoCodec codec, uint64_t stamp_us, uint8_t* out) {
     rbsp[0] = kSeiUserDataUnregistered;
     rbsp[1] = kStampPayloadSize;
     memcpy(rbsp + 2, kLatencyStampUuid, 16);
-    for (int i = 0; i < 8; i++) rbsp[18 + i] = static_cast<uint8_t>(stamp_us >> (56 - 8 * i));
+    store_be64(rbsp + 18, stamp_us);
     int zeros = 0;
     for (uint8_t b : rbsp) {
         if (zeros >= 2 && b <= 0x03) {
@@ -158,13 +171,11 @@ Error parse_latency_sei(VideoCodec codec, const uint8_t* nal, size_t n, uint64_t
                 return SRS_ERR(kErrorVideoPacket, "latency stamp SEI of %u bytes, expected %zu", size,
                                kStampPayloadSize);
             }
-            uint64_t v = 0;
-            for (int i = 0; i < 8; i++) {
-                uint8_t b = 0;
+            uint8_t be[8];
+            for (uint8_t& b : be) {
                 if (!r.next(&b)) return SRS_ERR(kErrorVideoPacket, "latency stamp SEI truncated");
-                v = (v << 8) | b;
             }
-            *stamp_us = v;
+            *stamp_us = load_be64(be);
             *found = true;
             return Error();
         }
@@ -190,7 +201,8 @@ Error stamp_video_tag(const uint8_t* body, size_t n, int nalu_length_size, uint6
     size_t k = 0;
     memcpy(out, body, offset);
     k += offset;
-    for (int i = nalu_length_size - 1; i >= 0; i--) out[k++] = static_cast<uint8_t>(sei_size >> (8 * i));
+    write_length(out + k, nalu_length_size, static_cast<uint32_t>(sei_size));
+    k += static_cast<size_t>(nalu_length_size);
     memcpy(out + k, sei, sei_size);
     k += sei_size;
     memcpy(out + k, body + offset, n - offset);

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/bytes.hpp"
 #include "core/error.hpp"
-#include "http_client.hpp"  // be24, be32
 #include "kernel/flv/flv.hpp"
 
 namespace srs::tool {
@@ -78,7 +78,7 @@ Error FlvStream::feed(const uint8_t* p, size_t n, OnTag&& on_tag) {
             case kHeader: {
                 if (!gather(&p, end, kFlvHeaderSize)) break;
                 if (memcmp(small_, "FLV\x01", 4) != 0) return SRS_ERR(kErrorFlvHeader, "not an FLV version 1 header");
-                uint32_t offset = be32(small_ + 5);
+                uint32_t offset = load_be32(small_ + 5);
                 if (offset < kFlvHeaderSize || offset > kMaxFlvDataOffset) {
                     return SRS_ERR(kErrorFlvHeader, "FLV DataOffset %u", offset);
                 }
@@ -102,9 +102,9 @@ Error FlvStream::feed(const uint8_t* p, size_t n, OnTag&& on_tag) {
                 if (type_ != kFlvTagAudio && type_ != kFlvTagVideo && type_ != kFlvTagScript) {
                     return SRS_ERR(kErrorFlvTagType, "FLV tag type %u", type_);
                 }
-                if (be24(h + 8) != 0) return SRS_ERR(kErrorFlvTagType, "FLV tag stream id %u", be24(h + 8));
-                data_size_ = be24(h + 1);
-                timestamp_ = be24(h + 4) | (static_cast<uint32_t>(h[7]) << 24);
+                if (load_be24(h + 8) != 0) return SRS_ERR(kErrorFlvTagType, "FLV tag stream id %u", load_be24(h + 8));
+                data_size_ = load_be24(h + 1);
+                timestamp_ = load_be24(h + 4) | (static_cast<uint32_t>(h[7]) << 24);
                 left_ = data_size_;
                 expected_previous_ = static_cast<uint32_t>(kFlvTagHeaderSize) + data_size_;
                 prefix_size_ = 0;
@@ -147,7 +147,7 @@ Error FlvStream::feed(const uint8_t* p, size_t n, OnTag&& on_tag) {
             }
             case kPreviousSize: {
                 if (!gather(&p, end, kFlvPreviousTagSize)) break;
-                uint32_t previous = be32(small_);
+                uint32_t previous = load_be32(small_);
                 if (previous != expected_previous_) {
                     return SRS_ERR(kErrorFlvTagSize, "PreviousTagSize %u, expected %u", previous, expected_previous_);
                 }

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "core/strings.hpp"
 #include "protocol/http/http_request.hpp"
 #include "protocol/rtmp/rtmp_url.hpp"
 #include "tool_common.hpp"
@@ -19,16 +20,6 @@
 namespace srs::tool {
 
 constexpr size_t kMaxChunkLine = 1024;  // a chunk-size line or a trailer field
-
-inline uint32_t be24(const uint8_t* p) { return (uint32_t(p[0]) << 16) | (uint32_t(p[1]) << 8) | p[2]; }
-inline uint32_t be32(const uint8_t* p) { return (uint32_t(p[0]) << 24) | be24(p + 1); }
-
-// The value of a hex digit, -1 for anything else.
-inline int hex_digit(uint8_t c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    c |= 0x20;  // lower case
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
 
 // ---- URL ----
 
@@ -42,7 +33,7 @@ struct HttpUrl {
 // http://ip[:port]/path[?query]; the host must be an IP address (no DNS).
 inline Error parse_http_url(const std::string& url, HttpUrl* out) {
     static const char kScheme[] = "http://";
-    if (url.size() < sizeof(kScheme) - 1 || !http_iequals(std::string_view(url).substr(0, 7), kScheme)) {
+    if (!istarts_with(url, kScheme)) {
         return SRS_ERR(kErrorHttpBadTarget, "not an http:// URL (https is not supported)");
     }
     size_t start = sizeof(kScheme) - 1;
@@ -70,10 +61,9 @@ inline Error parse_http_url(const std::string& url, HttpUrl* out) {
     }
     out->port = 80;
     if (!port.empty()) {
-        char* e = nullptr;
-        long v = strtol(port.c_str(), &e, 10);
-        if (!e || *e || v < 1 || v > 65535) return SRS_ERR(kErrorHttpBadTarget, "bad port %s", port.c_str());
-        out->port = static_cast<int>(v);
+        if (!parse_integer(port, 1, 65535, &out->port)) {
+            return SRS_ERR(kErrorHttpBadTarget, "bad port %s", port.c_str());
+        }
     }
     out->host_header = authority;
     std::string rest = url.substr(end, url.find('#', end) - end);  // a fragment is never sent
@@ -151,7 +141,7 @@ inline Error HttpBody::feed(const uint8_t* p, size_t n, OnData&& on_data) {
                 } else if (c == ';' || c == ' ' || c == '\t') {
                     extension_ = true;
                 } else {
-                    int v = hex_digit(c);
+                    int v = hex_digit_value(static_cast<char>(c));
                     if (v < 0 || left_ >> 40) return SRS_ERR(kErrorHttpBadChunkSize, "bad chunk size byte 0x%02x", c);
                     left_ = left_ * 16 + static_cast<uint64_t>(v);
                     digits_ = true;

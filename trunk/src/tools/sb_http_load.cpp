@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "core/clock.hpp"
+#include "core/strings.hpp"
 #include "io/signal_pipe.hpp"
 #include "io/socket.hpp"
 #include "kernel/flv/flv.hpp"
@@ -64,12 +65,6 @@ constexpr size_t kMaxHeadSize = 16 * 1024;  // status line and header fields
 
 // Non-200 statuses by code, over all players (one process, one thread).
 std::map<int, uint64_t> g_rejected_statuses;
-
-std::string_view trim(std::string_view v) {
-    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-    while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
-    return v;
-}
 
 // ---- the player ----
 
@@ -223,23 +218,22 @@ Error Player::parse_head(bool* interim) {
             return SRS_ERR(kErrorHttpBadHeader, "bad header field '%.*s'", static_cast<int>(std::min<size_t>(field.size(), 80)),
                            field.data());
         }
-        std::string_view name = field.substr(0, colon), value = trim(field.substr(colon + 1));
-        if (http_iequals(name, "Transfer-Encoding")) {
+        std::string_view name = field.substr(0, colon), value = trim_ows(field.substr(colon + 1));
+        if (iequals(name, "Transfer-Encoding")) {
             // The last coding must be chunked; identity alone is no coding.
             size_t comma = value.find_last_of(',');
-            std::string_view last = trim(comma == std::string_view::npos ? value : value.substr(comma + 1));
-            if (http_iequals(last, "chunked")) {
+            std::string_view last = trim_ows(comma == std::string_view::npos ? value : value.substr(comma + 1));
+            if (iequals(last, "chunked")) {
                 chunked = true;
-            } else if (!http_iequals(value, "identity")) {
+            } else if (!iequals(value, "identity")) {
                 return SRS_ERR(kErrorHttpUnsupportedTransferEncoding, "Transfer-Encoding: %.*s",
                                static_cast<int>(value.size()), value.data());
             }
-        } else if (http_iequals(name, "Content-Length")) {
-            if (value.empty() || value.size() > 18 || value.find_first_not_of("0123456789") != std::string_view::npos) {
+        } else if (iequals(name, "Content-Length")) {
+            if (value.size() > 18 || !parse_integer(value, &length)) {
                 return SRS_ERR(kErrorHttpBadContentLength, "Content-Length: %.*s", static_cast<int>(value.size()),
                                value.data());
             }
-            length = strtoull(std::string(value).c_str(), nullptr, 10);
             has_length = true;
         }
     }

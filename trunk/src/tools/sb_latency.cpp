@@ -50,6 +50,7 @@
 
 #include "app/rtmp/rtmp_client.hpp"
 #include "core/clock.hpp"
+#include "core/strings.hpp"
 #include "io/signal_pipe.hpp"
 #include "io/socket.hpp"
 #include "kernel/flv/flv.hpp"
@@ -265,16 +266,19 @@ Error parse_response_head(const std::string& head, bool* chunked) {
     if (head.size() < 12 || head.compare(0, 7, "HTTP/1.") != 0 || head[8] != ' ') {
         return SRS_ERR(kErrorHttpBadRequestLine, "bad status line");
     }
-    const int status = atoi(head.c_str() + 9);
+    int status = 0;
+    if (!parse_integer(std::string_view(head).substr(9, 3), &status)) {
+        return SRS_ERR(kErrorHttpBadRequestLine, "bad status line");
+    }
     if (status != 200) return SRS_ERR(kErrorRtmpClientRejected, "HTTP %d", status);
     size_t at = head.find("\r\n");
     while (at != std::string::npos && at + 2 < head.size()) {
         const size_t next = head.find("\r\n", at + 2);
         std::string_view field(head.data() + at + 2, (next == std::string::npos ? head.size() : next) - at - 2);
         const size_t colon = field.find(':');
-        if (colon != std::string_view::npos && http_iequals(field.substr(0, colon), "Transfer-Encoding")) {
+        if (colon != std::string_view::npos && iequals(field.substr(0, colon), "Transfer-Encoding")) {
             std::string value(field.substr(colon + 1));
-            for (char& c : value) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+            for (char& c : value) c = ascii_lower(c);
             *chunked = value.find("chunked") != std::string::npos;
         }
         at = next;
@@ -784,15 +788,7 @@ Options parse_options(int argc, char** argv) {
             case 'J': opt.joins = parse_int(optarg, "--joins", 0, 100000); continue;
             case 'I': opt.join_interval_ms = parse_int(optarg, "--join-interval", 0, 600000); continue;
             case 'k': opt.chunk_size = parse_int(optarg, "--chunk-size", 128, 65536); continue;
-            case 'W': {
-                char* end = nullptr;
-                opt.warmup_s = strtod(optarg, &end);
-                if (!end || *end || opt.warmup_s < 0 || opt.warmup_s > 3600) {
-                    fprintf(stderr, "bad --warmup: %s\n", optarg);
-                    exit(2);
-                }
-                continue;
-            }
+            case 'W': opt.warmup_s = parse_double_arg(optarg, "--warmup", 0, 3600); continue;
             case 'h': usage(argv[0]); exit(0);
             default: break;
         }

@@ -104,12 +104,7 @@ Options parse_options(int argc, char** argv) {
     Options opt;
     parse_command_line(argc, argv, "c:r:s:d:e:m:t:h", {{"read-wait", required_argument, nullptr, 'w'}}, usage,
                        &opt, [&opt](int c, const char* arg) {
-                           if (c != 'w') return false;
-                           char* end = nullptr;
-                           long v = strtol(arg, &end, 10);
-                           if (!end || *end || v < 0 || v > 10000) return false;
-                           opt.read_wait_ms = static_cast<int>(v);
-                           return true;
+                           return c == 'w' && parse_integer(arg, 0, 10000, &opt.read_wait_ms);
                        });
     return opt;
 }

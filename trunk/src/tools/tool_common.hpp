@@ -27,6 +27,7 @@
 #include "app/rtmp/rtmp_client.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "core/strings.hpp"
 #include "io/coroutine.hpp"
 #include "io/runtime.hpp"
 #include "io/signal_pipe.hpp"
@@ -52,13 +53,22 @@ struct ToolOptions {
 
 // An integer argument in [min, max]; anything else ends the tool with exit code 2.
 inline int parse_int(const char* s, const char* what, int min, int max = 100000000) {
-    char* end = nullptr;
-    long v = strtol(s, &end, 10);
-    if (!end || *end || v < min || v > max) {
+    int v = 0;
+    if (!parse_integer(s, min, max, &v)) {
         fprintf(stderr, "bad %s: %s\n", what, s);
         exit(2);
     }
-    return static_cast<int>(v);
+    return v;
+}
+
+// A decimal number argument in [min, max]; anything else ends the tool with exit code 2.
+inline double parse_double_arg(const char* s, const char* what, double min, double max) {
+    double v = 0;
+    if (!parse_double(s, &v) || v < min || v > max) {
+        fprintf(stderr, "bad %s: %s\n", what, s);
+        exit(2);
+    }
+    return v;
 }
 
 // Takes one getopt_long result if it is a common option: -c -r -s -d -e -m -t,
@@ -72,15 +82,7 @@ inline bool parse_common_option(int c, const char* arg, ToolOptions* opt) {
         case 'd': opt->delay_ms = parse_int(arg, "-d", 0); return true;
         case 'e': opt->error_sleep_ms = parse_int(arg, "-e", 0); return true;
         case 'm': opt->report_ms = parse_int(arg, "-m", 1); return true;
-        case 't': {
-            char* end = nullptr;
-            opt->duration_s = strtod(arg, &end);
-            if (!end || *end || opt->duration_s < 0) {
-                fprintf(stderr, "bad -t: %s\n", arg);
-                exit(2);
-            }
-            return true;
-        }
+        case 't': opt->duration_s = parse_double_arg(arg, "-t", 0, 1e9); return true;
         case 'o': opt->timeout_ms = parse_int(arg, "--timeout", 1); return true;
         case 'j': opt->json = true; return true;
         default: return false;

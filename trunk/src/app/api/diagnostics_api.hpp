@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "app/api/api_endpoint.hpp"
-#include "app/stats/proc_stats.hpp"
+#include "app/stats/proc_sampler.hpp"
 
 namespace srs {
 

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 
+#include "app/api/api_json.hpp"
 #include "app/live/live_source.hpp"
 #include "build_options.h"
+#include "core/base64.hpp"
+#include "core/strings.hpp"
 #include "core/version.hpp"
 #include "io/runtime.hpp"
 #include "protocol/http/http_response.hpp"
@@ -30,7 +33,7 @@ HttpApiHandler::Json HttpApiHandler::envelope(int code) const {
 }
 
 Error HttpApiHandler::reply(const HttpRequest& req, HttpResponse* res, int status, const Json& body) {
-    std::string text = body.dump();
+    std::string text = dump_api_json(body);
     if (req.has_query_param("callback")) {
         std::string cb = req.query_param("callback");
         // Never echo a callback that is not a plain identifier: that would be
@@ -38,46 +41,26 @@ Error HttpApiHandler::reply(const HttpRequest& req, HttpResponse* res, int statu
         if (!is_valid_js_identifier(cb)) {
             Json err = envelope(400);
             err["error"] = "invalid JSONP callback";
-            return res->send(400, "application/json", err.dump());
+            return res->send(400, "application/json", dump_api_json(err));
         }
         return res->send(status, "text/javascript", cb + "(" + text + ")");
     }
     return res->send(status, "application/json", text);
 }
 
-static std::string base64_encode(const std::string& in) {
-    static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    size_t i = 0;
-    for (; i + 2 < in.size(); i += 3) {
-        uint32_t v = (uint8_t)in[i] << 16 | (uint8_t)in[i + 1] << 8 | (uint8_t)in[i + 2];
-        out += t[v >> 18];
-        out += t[(v >> 12) & 63];
-        out += t[(v >> 6) & 63];
-        out += t[v & 63];
-    }
-    if (i + 1 == in.size()) {
-        uint32_t v = (uint8_t)in[i] << 16;
-        out += t[v >> 18];
-        out += t[(v >> 12) & 63];
-        out += "==";
-    } else if (i + 2 == in.size()) {
-        uint32_t v = (uint8_t)in[i] << 16 | (uint8_t)in[i + 1] << 8;
-        out += t[v >> 18];
-        out += t[(v >> 12) & 63];
-        out += t[(v >> 6) & 63];
-        out += '=';
-    }
-    return out;
-}
-
+// RFC 7617: "Basic" (any case), then base64 of "user:password".
 bool HttpApiHandler::authorized(const HttpRequest& req) const {
     std::shared_ptr<const Config> config = ctx_->config();
     if (!config->get(keys::http_api_auth_enabled)) return true;
     const std::string* auth = req.header("Authorization");
-    std::string expected = "Basic " + base64_encode(config->get(keys::http_api_auth_username) + ":" +
-                                                    config->get(keys::http_api_auth_password));
-    return auth && *auth == expected;
+    constexpr std::string_view kScheme = "Basic ";
+    std::string credentials;
+    if (!auth || !istarts_with(*auth, kScheme) ||
+        !base64_decode(trim_ows(std::string_view(*auth).substr(kScheme.size())), &credentials)) {
+        return false;
+    }
+    return credentials ==
+           config->get(keys::http_api_auth_username) + ":" + config->get(keys::http_api_auth_password);
 }
 
 // "vid-" and 7 characters of [0-9a-z] hashed (FNV-1a) from this process's
@@ -183,10 +166,10 @@ HttpApiHandler::Json HttpApiHandler::vhost_json(const std::string& vhost) {
 
 // "?start=&count=" as SRS: count defaults to 10 and is at least 10.
 static void page_of(const HttpRequest& req, size_t total, size_t* begin, size_t* end) {
-    long start = atol(req.query_param("start").c_str());
-    long count = atol(req.query_param("count").c_str());
-    if (start < 0) start = 0;
-    count = std::max(10L, count);
+    int64_t start = 0, count = 0;
+    if (!parse_integer(req.query_param("start"), &start) || start < 0) start = 0;
+    if (!parse_integer(req.query_param("count"), &count)) count = 0;
+    count = std::max<int64_t>(10, count);
     *begin = std::min(total, static_cast<size_t>(start));
     *end = std::min(total, *begin + static_cast<size_t>(count));
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "app/config/config_directives.hpp"
+#include "core/strings.hpp"
 
 namespace srs {
 
@@ -57,28 +58,6 @@ void place_at(ConfNode* parent, const std::string& to, ConfNode node) {
 }
 
 bool starts_with(const std::string& s, const char* prefix) { return s.compare(0, strlen(prefix), prefix) == 0; }
-
-std::vector<std::string> split_spaces(const std::string& text) {
-    std::vector<std::string> out;
-    std::string cur;
-    for (char c : text) {
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-            if (!cur.empty()) out.push_back(cur);
-            cur.clear();
-        } else {
-            cur += c;
-        }
-    }
-    if (!cur.empty()) out.push_back(cur);
-    return out;
-}
-
-std::string trim(const std::string& s) {
-    size_t b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos) return "";
-    size_t e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
-}
 
 }  // namespace
 
@@ -199,9 +178,9 @@ Error ConfigBuilder::apply_env(const Config::EnvGetter& getenv_fn) {
         }
         std::vector<std::string> args;
         if (spec.kind == ArgKind::kList || spec.kind == ArgKind::kEndpoint) {
-            args = split_spaces(value);
+            for (std::string_view word : split_whitespace(value)) args.emplace_back(word);
         } else {
-            args.push_back(trim(value));
+            args.emplace_back(trim(value));
         }
         if (Error err = validate_directive_args(spec, "env " + env, &args); !err.ok()) {
             return SRS_WRAP(err, "environment override %s", env.c_str());

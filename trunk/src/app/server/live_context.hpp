@@ -9,7 +9,7 @@
 
 #include "app/config/config.hpp"
 #include "app/server/connection.hpp"
-#include "app/stats/proc_stats.hpp"
+#include "app/stats/proc_sampler.hpp"
 #include "app/live/source_manager.hpp"
 
 namespace srs {

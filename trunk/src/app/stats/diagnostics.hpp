@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/stats/proc_stats.hpp"
+#include "app/stats/proc_sampler.hpp"
 
 namespace srs {
 

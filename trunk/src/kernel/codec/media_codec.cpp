@@ -3,6 +3,8 @@
 // the span given; see media_codec.hpp for the layouts and the contract.
 #include "kernel/codec/media_codec.hpp"
 
+#include "core/bytes.hpp"
+
 namespace srs {
 
 namespace {
@@ -35,18 +37,17 @@ struct Cursor {
     bool has(size_t k) const { return left() >= k; }
     uint8_t u8() { return p[pos++]; }
     uint32_t u16() {
-        uint32_t v = (static_cast<uint32_t>(p[pos]) << 8) | p[pos + 1];
+        uint32_t v = load_be16(p + pos);
         pos += 2;
         return v;
     }
     uint32_t u24() {
-        uint32_t v = (static_cast<uint32_t>(p[pos]) << 16) | (static_cast<uint32_t>(p[pos + 1]) << 8) | p[pos + 2];
+        uint32_t v = load_be24(p + pos);
         pos += 3;
         return v;
     }
     uint32_t u32() {
-        uint32_t v = (static_cast<uint32_t>(p[pos]) << 24) | (static_cast<uint32_t>(p[pos + 1]) << 16) |
-                     (static_cast<uint32_t>(p[pos + 2]) << 8) | p[pos + 3];
+        uint32_t v = load_be32(p + pos);
         pos += 4;
         return v;
     }
@@ -247,7 +248,7 @@ Error parse_video_packet(const uint8_t* p, size_t n, VideoPacketInfo* info) {
     info->sequence_header = info->packet_type == kVideoSequenceStart;
     info->end_of_sequence = info->packet_type == kVideoSequenceEnd;
     if (info->packet_type == kVideoCodedFrames) {
-        info->composition_time = si24((static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 8) | p[4]);
+        info->composition_time = si24(load_be24(p + 2));
     }
     info->data = p + 5;
     info->size = n - 5;

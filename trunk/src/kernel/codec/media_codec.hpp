@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/bytes.hpp"
 #include "core/error.hpp"
 
 namespace srs {
@@ -53,9 +54,7 @@ enum VideoFrameType : uint8_t {
 
 // FourCC as a big-endian UI32: fourcc("hvc1") == 0x68766331.
 constexpr uint32_t make_fourcc(const char (&s)[5]) {
-    return (static_cast<uint32_t>(static_cast<uint8_t>(s[0])) << 24) |
-           (static_cast<uint32_t>(static_cast<uint8_t>(s[1])) << 16) |
-           (static_cast<uint32_t>(static_cast<uint8_t>(s[2])) << 8) | static_cast<uint32_t>(static_cast<uint8_t>(s[3]));
+    return load_be32(s);
 }
 
 struct VideoPacketInfo {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/bytes.hpp"
 #include "kernel/codec/bit_reader.hpp"
 #include "kernel/codec/media_codec.hpp"
 
@@ -202,7 +203,7 @@ Error parse_avc_sequence_header(const uint8_t* record, size_t n, VideoCodecConfi
     int num_sps = record[5] & 0x1f;
     if (num_sps == 0) return SRS_ERR(kErrorAvcConfig, "AVC config record has no SPS");
     if (n < 8) return SRS_ERR(kErrorAvcConfig, "AVC config record truncated, size=%zu", n);
-    size_t len = (static_cast<size_t>(record[6]) << 8) | record[7];
+    size_t len = load_be16(record + 6);
     if (len == 0) return SRS_ERR(kErrorAvcConfig, "AVC config record has an empty SPS");
     if (len > n - 8) return SRS_ERR(kErrorAvcConfig, "AVC SPS length %zu past the end, size=%zu", len, n);
     if (Error err = parse_avc_sps(record + 8, len, config); !err.ok()) {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/bytes.hpp"
 #include "kernel/codec/bit_reader.hpp"
 #include "kernel/codec/media_codec.hpp"
 
@@ -165,11 +166,11 @@ Error parse_hevc_sequence_header(const uint8_t* record, size_t n, VideoCodecConf
     for (int a = 0; a < arrays; a++) {
         if (n - pos < 3) return SRS_ERR(kErrorHevcConfig, "HEVC NAL array %d truncated", a);
         uint8_t type = record[pos] & 0x3f;
-        size_t count = (static_cast<size_t>(record[pos + 1]) << 8) | record[pos + 2];
+        size_t count = load_be16(record + pos + 1);
         pos += 3;
         for (size_t i = 0; i < count; i++) {
             if (n - pos < 2) return SRS_ERR(kErrorHevcConfig, "HEVC NAL length truncated, array %d", a);
-            size_t len = (static_cast<size_t>(record[pos]) << 8) | record[pos + 1];
+            size_t len = load_be16(record + pos);
             pos += 2;
             if (len > n - pos) return SRS_ERR(kErrorHevcConfig, "HEVC NAL length %zu past the end", len);
             if (type == kNalSps && len > 0) {

@@ -5,14 +5,13 @@
 
 #include <cstring>
 
+#include "core/bytes.hpp"
+
 namespace srs {
 
 namespace {
 
 constexpr size_t kMaxDataOffset = 64 * 1024;  // a header longer than this is not FLV we can use
-
-uint32_t be24(const uint8_t* p) { return (static_cast<uint32_t>(p[0]) << 16) | (static_cast<uint32_t>(p[1]) << 8) | p[2]; }
-uint32_t be32(const uint8_t* p) { return (static_cast<uint32_t>(p[0]) << 24) | be24(p + 1); }
 
 }  // namespace
 
@@ -24,21 +23,14 @@ void FlvWriter::write_header(std::string* out, bool has_audio, bool has_video) {
 
 void FlvWriter::write_tag_header(uint8_t out[11], uint8_t tag_type, uint32_t timestamp, uint32_t data_size) {
     out[0] = tag_type & 0x1f;
-    out[1] = static_cast<uint8_t>(data_size >> 16);
-    out[2] = static_cast<uint8_t>(data_size >> 8);
-    out[3] = static_cast<uint8_t>(data_size);
-    out[4] = static_cast<uint8_t>(timestamp >> 16);
-    out[5] = static_cast<uint8_t>(timestamp >> 8);
-    out[6] = static_cast<uint8_t>(timestamp);
+    store_be24(out + 1, data_size);
+    store_be24(out + 4, timestamp);                   // the low 24 bits
     out[7] = static_cast<uint8_t>(timestamp >> 24);  // TimestampExtended
-    out[8] = out[9] = out[10] = 0;                     // StreamID
+    store_be24(out + 8, 0);                           // StreamID
 }
 
 void FlvWriter::write_previous_tag_size(uint8_t out[4], uint32_t size) {
-    out[0] = static_cast<uint8_t>(size >> 24);
-    out[1] = static_cast<uint8_t>(size >> 16);
-    out[2] = static_cast<uint8_t>(size >> 8);
-    out[3] = static_cast<uint8_t>(size);
+    store_be32(out, size);
 }
 
 // Sets *used to 0 while the header (and PreviousTagSize0) is incomplete. A
@@ -51,12 +43,12 @@ Error FlvReader::parse_header(const uint8_t* data, size_t size, size_t* used) {
         return SRS_ERR(kErrorFlvHeader, "not an FLV version 1 header");
     }
     if (size < kFlvHeaderSize) return Error();
-    uint32_t offset = be32(data + 5);
+    uint32_t offset = load_be32(data + 5);
     if (offset < kFlvHeaderSize || offset > kMaxDataOffset) {
         return SRS_ERR(kErrorFlvHeader, "FLV DataOffset %u", offset);
     }
     if (size < static_cast<size_t>(offset) + kFlvPreviousTagSize) return Error();
-    if (be32(data + offset) != 0) pts_mismatches_++;
+    if (load_be32(data + offset) != 0) pts_mismatches_++;
     has_audio_ = (data[4] & 0x04) != 0;
     has_video_ = (data[4] & 0x01) != 0;
     header_parsed_ = true;
@@ -92,21 +84,21 @@ Error FlvReader::feed(const uint8_t* data, size_t size, size_t* consumed, std::v
             err = SRS_ERR(kErrorFlvTagType, "FLV tag type %u", type);
             break;
         }
-        uint32_t data_size = be24(h + 1);
+        uint32_t data_size = load_be24(h + 1);
         if (data_size > max_tag_size_) {
             err = SRS_ERR(kErrorFlvTagSize, "FLV tag size %u above %u", data_size, max_tag_size_);
             break;
         }
-        if (be24(h + 8) != 0) {
-            err = SRS_ERR(kErrorFlvTagType, "FLV tag stream id %u", be24(h + 8));
+        if (load_be24(h + 8) != 0) {
+            err = SRS_ERR(kErrorFlvTagType, "FLV tag stream id %u", load_be24(h + 8));
             break;
         }
         size_t total = kFlvTagHeaderSize + static_cast<size_t>(data_size) + kFlvPreviousTagSize;
         if (size - pos < total) break;
-        if (be32(h + kFlvTagHeaderSize + data_size) != kFlvTagHeaderSize + data_size) pts_mismatches_++;
+        if (load_be32(h + kFlvTagHeaderSize + data_size) != kFlvTagHeaderSize + data_size) pts_mismatches_++;
         FlvTag tag;
         tag.type = type;
-        tag.timestamp = be24(h + 4) | (static_cast<uint32_t>(h[7]) << 24);
+        tag.timestamp = load_be24(h + 4) | (static_cast<uint32_t>(h[7]) << 24);
         tag.data = SharedBytes::copy_of(h + kFlvTagHeaderSize, data_size);
         out->push_back(std::move(tag));
         tags_read_++;

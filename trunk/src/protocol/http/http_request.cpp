@@ -8,6 +8,7 @@
 #include <array>
 #include <cstring>
 
+#include "core/strings.hpp"
 #include "protocol/http/http_response.hpp"
 
 namespace srs {
@@ -42,17 +43,6 @@ inline bool is_tchar(uint8_t c) { return kCharClasses[c] & kTchar; }
 inline bool is_target_char(uint8_t c) { return kCharClasses[c] & kTargetChar; }
 inline bool is_value_char(uint8_t c) { return kCharClasses[c] & kValueChar; }
 
-inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
-
-bool iequals(std::string_view a, std::string_view b) { return http_iequals(a, b); }
-
-// `s` without leading and trailing SP/HTAB.
-std::string_view trim_ows(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
-
 // Calls fn(element) for each comma-separated element of a list-valued field,
 // trimmed, empty elements skipped (RFC 9110 §5.6.1).
 template <typename Fn>
@@ -66,33 +56,16 @@ void for_each_list_element(std::string_view value, Fn fn) {
     }
 }
 
-int hex_value(uint8_t c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 // Parses one Content-Length value ("5", "5, 5"): every element 1*DIGIT and all
 // equal. Values past UINT64_MAX saturate (they are over any body limit anyway).
 Error parse_content_length(std::string_view value, bool* seen, uint64_t* length) {
-    bool bad = false;
     size_t elements = 0;
     while (true) {
         size_t comma = value.find(',');
         std::string_view element = trim_ows(value.substr(0, comma));
         ++elements;
-        if (element.empty()) bad = true;
         uint64_t n = 0;
-        for (char ch : element) {
-            if (ch < '0' || ch > '9') {
-                bad = true;
-                break;
-            }
-            uint64_t digit = static_cast<uint64_t>(ch - '0');
-            n = (n > (UINT64_MAX - digit) / 10) ? UINT64_MAX : n * 10 + digit;
-        }
-        if (bad) return SRS_ERR(kErrorHttpBadContentLength, "bad Content-Length element %zu", elements);
+        if (!parse_digits_saturating(element, &n)) return SRS_ERR(kErrorHttpBadContentLength, "bad Content-Length element %zu", elements);
         if (*seen && n != *length) {
             return SRS_ERR(kErrorHttpSmuggling, "two different Content-Length values");
         }
@@ -112,8 +85,8 @@ Error decode_path_strict(std::string_view raw, std::string* out) {
         uint8_t c = static_cast<uint8_t>(raw[i]);
         if (c == '%') {
             if (raw.size() - i < 3) return SRS_ERR(kErrorHttpBadPath, "truncated %%-escape at %zu", i);
-            int h = hex_value(static_cast<uint8_t>(raw[i + 1]));
-            int l = hex_value(static_cast<uint8_t>(raw[i + 2]));
+            int h = hex_digit_value(raw[i + 1]);
+            int l = hex_digit_value(raw[i + 2]);
             if (h < 0 || l < 0) return SRS_ERR(kErrorHttpBadPath, "bad %%-escape at %zu", i);
             c = static_cast<uint8_t>(h << 4 | l);
             i += 2;
@@ -126,13 +99,6 @@ Error decode_path_strict(std::string_view raw, std::string* out) {
 
 }  // namespace
 
-bool http_iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-        if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-    }
-    return true;
-}
 
 // ---- HttpRequest ----
 
@@ -395,7 +361,7 @@ Error HttpRequestParser::chunk_size_byte(uint8_t c) {
     if (line_bytes_ >= kHttpMaxChunkLine) {
         return SRS_ERR(kErrorHttpBadChunkSize, "chunk-size line over %zu bytes", kHttpMaxChunkLine);
     }
-    int digit = hex_value(c);
+    int digit = hex_digit_value(static_cast<char>(c));
     if (state_ == State::kChunkSize && digit >= 0) {
         uint64_t budget = limits_.max_body - req_.body.size();
         uint64_t d = static_cast<uint64_t>(digit);

@@ -177,9 +177,6 @@ class HttpRequestParser {
 // from the parser.
 int http_status_for(const Error& err);
 
-// ASCII case-insensitive equality (header names, tokens).
-bool http_iequals(std::string_view a, std::string_view b);
-
 // Percent-decodes `raw_path` (a target's path: starts with '/', no query) and
 // normalises it: "." segments dropped, ".." removes the previous segment, empty
 // segments ("//") collapsed; a trailing '/' (or a last "." / ".." segment) leaves

@@ -1,6 +1,7 @@
 // HTTP response building and helpers; see http_response.hpp for the contract.
 #include "protocol/http/http_response.hpp"
 
+#include "core/strings.hpp"
 #include "protocol/http/http_request.hpp"
 
 #include <cstdio>
@@ -10,38 +11,9 @@ namespace srs {
 
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) { return http_iequals(a, b); }
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 // Appends s with CR, LF and NUL written as spaces (no response splitting).
 void append_field_text(std::string* out, std::string_view s) {
     for (char c : s) out->push_back((c == '\r' || c == '\n' || c == '\0') ? ' ' : c);
-}
-
-// `s` without leading and trailing SP/HTAB.
-std::string_view trim_ows(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
-
-// Parses 1*DIGIT; saturates at UINT64_MAX. False when empty or not all digits.
-bool parse_decimal(std::string_view s, uint64_t* out) {
-    if (s.empty()) return false;
-    uint64_t n = 0;
-    for (char c : s) {
-        if (c < '0' || c > '9') return false;
-        uint64_t digit = static_cast<uint64_t>(c - '0');
-        n = (n > (UINT64_MAX - digit) / 10) ? UINT64_MAX : n * 10 + digit;
-    }
-    *out = n;
-    return true;
 }
 
 }  // namespace
@@ -259,14 +231,14 @@ bool parse_http_range(std::string_view header_value, uint64_t file_size, uint64_
     uint64_t a = 0, b = 0;
     if (first.empty()) {
         // suffix-range: the last n bytes.
-        if (!parse_decimal(last, &b) || b == 0) return false;
+        if (!parse_digits_saturating(last, &b) || b == 0) return false;
         a = b >= file_size ? 0 : file_size - b;
         b = file_size - 1;
     } else {
-        if (!parse_decimal(first, &a)) return false;
+        if (!parse_digits_saturating(first, &a)) return false;
         if (last.empty()) {
             b = file_size - 1;
-        } else if (!parse_decimal(last, &b) || b < a) {
+        } else if (!parse_digits_saturating(last, &b) || b < a) {
             return false;
         }
         if (a >= file_size) return false;
@@ -285,7 +257,7 @@ std::string url_decode(std::string_view s, bool plus_as_space) {
     for (size_t i = 0; i < s.size(); ++i) {
         char c = s[i];
         if (c == '%' && s.size() - i >= 3) {
-            int h = hex_value(s[i + 1]), l = hex_value(s[i + 2]);
+            int h = hex_digit_value(s[i + 1]), l = hex_digit_value(s[i + 2]);
             if (h >= 0 && l >= 0) {
                 out.push_back(static_cast<char>(h << 4 | l));
                 i += 2;

@@ -4,27 +4,11 @@
 #include <cassert>
 #include <cstring>
 
+#include "core/bytes.hpp"
+
 namespace srs {
 
 namespace {
-
-inline uint32_t load_u24be(const uint8_t* p) {
-    return (static_cast<uint32_t>(p[0]) << 16) | (static_cast<uint32_t>(p[1]) << 8) | p[2];
-}
-inline uint32_t load_u32be(const uint8_t* p) {
-    return (static_cast<uint32_t>(p[0]) << 24) | (static_cast<uint32_t>(p[1]) << 16) |
-           (static_cast<uint32_t>(p[2]) << 8) | p[3];
-}
-inline uint32_t load_u32le(const uint8_t* p) {
-    return (static_cast<uint32_t>(p[3]) << 24) | (static_cast<uint32_t>(p[2]) << 16) |
-           (static_cast<uint32_t>(p[1]) << 8) | p[0];
-}
-inline void store_u32be(uint8_t* p, uint32_t v) {
-    p[0] = static_cast<uint8_t>(v >> 24);
-    p[1] = static_cast<uint8_t>(v >> 16);
-    p[2] = static_cast<uint8_t>(v >> 8);
-    p[3] = static_cast<uint8_t>(v);
-}
 
 // Message header bytes after the basic header, by fmt.
 constexpr uint8_t kMessageHeaderSize[4] = {11, 7, 3, 0};
@@ -138,7 +122,7 @@ Error RtmpChunkDecoder::decode(const uint8_t* data, size_t size, size_t* consume
             basic_size = 2;
         } else if (cs_id == 1) {
             if (avail < 3) break;
-            cs_id = 64 + p[1] + (static_cast<uint32_t>(p[2]) << 8);
+            cs_id = 64 + load_le16(p + 1);
             basic_size = 3;
         }
         const size_t header_end = basic_size + kMessageHeaderSize[fmt];
@@ -166,11 +150,11 @@ Error RtmpChunkDecoder::decode(const uint8_t* data, size_t size, size_t* consume
         uint32_t ts_field = cs ? cs->ts_field : 0;
         bool extended = cs ? cs->extended : false;
         if (fmt <= 2) {
-            ts_field = load_u24be(h);
+            ts_field = load_be24(h);
             extended = ts_field == kTimestampEscape;
         }
         if (fmt <= 1) {
-            length = load_u24be(h + 3);
+            length = load_be24(h + 3);
             type = h[6];
             if (length > max_message_size_) {
                 return SRS_ERR(kErrorRtmpChunkMessageTooLarge,
@@ -183,20 +167,20 @@ Error RtmpChunkDecoder::decode(const uint8_t* data, size_t size, size_t* consume
                                length, cs_id, cs->received);
             }
         }
-        if (fmt == 0) stream_id = load_u32le(h + 7);
+        if (fmt == 0) stream_id = load_le32(h + 7);
 
         size_t payload_at = header_end;
         if (extended) {
             if (fmt <= 2) {
                 if (avail < header_end + 4) break;
-                ts_field = load_u32be(p + header_end);
+                ts_field = load_be32(p + header_end);
                 payload_at += 4;
             } else {
                 // fmt 3: the extended timestamp is there when the next 4
                 // bytes repeat it. With fewer than 4 bytes in hand, a
                 // mismatch already says "absent"; a matching prefix waits.
                 uint8_t expect[4];
-                store_u32be(expect, cs->ts_field);
+                store_be32(expect, cs->ts_field);
                 const size_t have = std::min<size_t>(avail - header_end, 4);
                 if (memcmp(p + header_end, expect, have) == 0) {
                     if (have < 4) break;
@@ -266,8 +250,8 @@ void RtmpChunkEncoder::encode_basic_header(uint8_t fmt, uint32_t cs_id, std::str
         const char b[2] = {static_cast<char>(top), static_cast<char>(cs_id - 64)};
         out->append(b, 2);
     } else {
-        const uint32_t v = cs_id - 64;
-        const char b[3] = {static_cast<char>(top | 1), static_cast<char>(v & 0xff), static_cast<char>(v >> 8)};
+        char b[3] = {static_cast<char>(top | 1)};
+        store_le16(b + 1, static_cast<uint16_t>(cs_id - 64));
         out->append(b, 3);
     }
 }
@@ -282,20 +266,18 @@ void RtmpChunkEncoder::encode_headers(const RtmpMessage& msg, uint32_t chunk_siz
 
     first_header->clear();
     encode_basic_header(0, msg.cs_id, first_header);
-    const uint32_t sid = msg.stream_id;
-    const char h[11] = {
-        static_cast<char>(ts24 >> 16),   static_cast<char>(ts24 >> 8),  static_cast<char>(ts24),
-        static_cast<char>(length >> 16), static_cast<char>(length >> 8), static_cast<char>(length),
-        static_cast<char>(msg.type),     static_cast<char>(sid),        static_cast<char>(sid >> 8),
-        static_cast<char>(sid >> 16),    static_cast<char>(sid >> 24),
-    };
-    first_header->append(h, sizeof(h));
+    uint8_t h[11];
+    store_be24(h, ts24);
+    store_be24(h + 3, static_cast<uint32_t>(length));
+    h[6] = msg.type;
+    store_le32(h + 7, msg.stream_id);
+    first_header->append(reinterpret_cast<const char*>(h), sizeof(h));
 
     continuation_header->clear();
     encode_basic_header(3, msg.cs_id, continuation_header);
     if (extended) {
         uint8_t ext[4];
-        store_u32be(ext, msg.timestamp);
+        store_be32(ext, msg.timestamp);
         first_header->append(reinterpret_cast<const char*>(ext), 4);
         continuation_header->append(reinterpret_cast<const char*>(ext), 4);
     }

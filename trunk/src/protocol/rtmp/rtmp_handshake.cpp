@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "core/bytes.hpp"
+
 namespace srs {
 
 namespace rtmp_handshake_detail {
@@ -196,18 +198,6 @@ constexpr uint32_t kServerVersion = 0x04050001;
 // The version a complex C1 carries (a Flash Player style 128.0.7.2).
 constexpr uint32_t kClientVersion = 0x80000702;
 
-void put_u32be(uint8_t* p, uint32_t v) {
-    p[0] = static_cast<uint8_t>(v >> 24);
-    p[1] = static_cast<uint8_t>(v >> 16);
-    p[2] = static_cast<uint8_t>(v >> 8);
-    p[3] = static_cast<uint8_t>(v);
-}
-
-uint32_t get_u32be(const uint8_t* p) {
-    return (static_cast<uint32_t>(p[0]) << 24) | (static_cast<uint32_t>(p[1]) << 16) |
-           (static_cast<uint32_t>(p[2]) << 8) | p[3];
-}
-
 // Appends up to `want - buf->size()` bytes of data to buf; returns how many.
 size_t append_upto(std::string* buf, size_t want, const uint8_t* data, size_t size) {
     size_t n = std::min(size, want - buf->size());
@@ -259,7 +249,7 @@ Error RtmpHandshakeServer::feed(const uint8_t* data, size_t size, size_t* consum
 
 Error RtmpHandshakeServer::answer_c0c1() {
     const uint8_t* c1 = reinterpret_cast<const uint8_t*>(c0c1_.data()) + 1;
-    client_version_ = get_u32be(c1 + 4);
+    client_version_ = load_be32(c1 + 4);
 
     hs::Schema schema = hs::Schema::kDigestFirst;
     complex_ = client_version_ != 0 &&
@@ -270,17 +260,17 @@ Error RtmpHandshakeServer::answer_c0c1() {
     uint8_t* s1 = s0 + 1;
     uint8_t* s2 = s1 + kRtmpHandshakeBlockSize;
     s0[0] = kRtmpHandshakeVersion;
-    put_u32be(s1, time_);
+    store_be32(s1, time_);
     hs::fill_random(s1 + 8, kRtmpHandshakeBlockSize - 8);
 
     if (!complex_) {
-        put_u32be(s1 + 4, 0);
+        store_be32(s1 + 4, 0);
         memcpy(s2, c1, kRtmpHandshakeBlockSize);
         return Error();
     }
 
     // Answer in the client's schema; the key block stays random (no RTMPE).
-    put_u32be(s1 + 4, kServerVersion);
+    store_be32(s1 + 4, kServerVersion);
     if (!hs::write_digest(s1, schema, hs::kFlashMediaServerKey, hs::kFlashMediaServerKeyPrefix)) {
         output_.clear();
         return SRS_ERR(kErrorRtmpHandshakeCrypto, "sign S1");
@@ -305,16 +295,16 @@ std::string RtmpHandshakeClient::start(bool complex) {
     std::string c0c1(kRtmpC0C1Size, '\0');
     uint8_t* c1 = bytes_of(&c0c1) + 1;
     c0c1[0] = static_cast<char>(kRtmpHandshakeVersion);
-    put_u32be(c1, time_);
+    store_be32(c1, time_);
     hs::fill_random(c1 + 8, kRtmpHandshakeBlockSize - 8);
 
     offered_complex_ = false;
     if (complex) {
-        put_u32be(c1 + 4, kClientVersion);
+        store_be32(c1 + 4, kClientVersion);
         offered_complex_ =
             hs::write_digest(c1, hs::Schema::kDigestFirst, hs::kFlashPlayerKey, hs::kFlashPlayerKeyPrefix);
     }
-    if (!offered_complex_) put_u32be(c1 + 4, 0);  // simple, or signing failed: say so
+    if (!offered_complex_) store_be32(c1 + 4, 0);  // simple, or signing failed: say so
 
     state_ = State::kS0S1;
     s0s1_.clear();
@@ -356,7 +346,7 @@ Error RtmpHandshakeClient::feed(const uint8_t* data, size_t size, size_t* consum
 
 Error RtmpHandshakeClient::answer_s0s1() {
     const uint8_t* s1 = reinterpret_cast<const uint8_t*>(s0s1_.data()) + 1;
-    server_version_ = get_u32be(s1 + 4);
+    server_version_ = load_be32(s1 + 4);
 
     hs::Schema schema = hs::Schema::kDigestFirst;
     complex_ = offered_complex_ && server_version_ != 0 &&

@@ -5,22 +5,11 @@
 #include <utility>
 
 #include "core/buffer.hpp"
+#include "core/bytes.hpp"
 
 namespace srs {
 
 namespace {
-
-uint32_t load_u32be(const uint8_t* p) {
-    return (static_cast<uint32_t>(p[0]) << 24) | (static_cast<uint32_t>(p[1]) << 16) |
-           (static_cast<uint32_t>(p[2]) << 8) | p[3];
-}
-
-void store_u32be(uint8_t* p, uint32_t v) {
-    p[0] = static_cast<uint8_t>(v >> 24);
-    p[1] = static_cast<uint8_t>(v >> 16);
-    p[2] = static_cast<uint8_t>(v >> 8);
-    p[3] = static_cast<uint8_t>(v);
-}
 
 const char* control_name(uint8_t type) {
     switch (type) {
@@ -98,20 +87,20 @@ Error RtmpProtocol::handle(RtmpMessage&& msg) {
         case kRtmpSetChunkSize:
             return handle_set_chunk_size(msg);
         case kRtmpAbort:
-            decoder_.abort(load_u32be(p));
+            decoder_.abort(load_be32(p));
             return Error();
         case kRtmpAcknowledgement:
-            peer_acked_bytes_ = load_u32be(p);
+            peer_acked_bytes_ = load_be32(p);
             acks_received_++;
             return Error();
         case kRtmpUserControl:
             return handle_user_control(msg);
         case kRtmpWindowAckSize:
             // Zero would mean "ack after every byte": treat as "don't ack".
-            in_ack_window_ = load_u32be(p);
+            in_ack_window_ = load_be32(p);
             return Error();
         case kRtmpSetPeerBandwidth: {
-            const uint32_t bandwidth = load_u32be(p);
+            const uint32_t bandwidth = load_be32(p);
             // The limit type byte is sometimes left out; dynamic is the mildest.
             const uint8_t limit = msg.payload.size() >= 5 ? p[4] : static_cast<uint8_t>(kRtmpLimitDynamic);
             peer_bandwidth_ = bandwidth;
@@ -155,7 +144,7 @@ Error RtmpProtocol::handle(RtmpMessage&& msg) {
 }
 
 Error RtmpProtocol::handle_set_chunk_size(const RtmpMessage& msg) {
-    const uint32_t value = load_u32be(msg.payload.data());
+    const uint32_t value = load_be32(msg.payload.data());
     if (value & 0x80000000u) {
         return SRS_ERR(kErrorRtmpChunkSizeInvalid, "Set Chunk Size %u has the reserved top bit set", value);
     }
@@ -182,7 +171,7 @@ Error RtmpProtocol::handle_user_control(const RtmpMessage& msg) {
     if (size < 2) {
         return SRS_ERR(kErrorRtmpUserControlMalformed, "User Control message has %zu bytes, needs 2", size);
     }
-    const uint16_t event = static_cast<uint16_t>((p[0] << 8) | p[1]);
+    const uint16_t event = load_be16(p);
     size_t need = 0;
     switch (event) {
         case kRtmpStreamBegin:
@@ -200,12 +189,12 @@ Error RtmpProtocol::handle_user_control(const RtmpMessage& msg) {
     }
     has_user_control_ = true;
     last_user_control_event_ = event;
-    last_user_control_value_ = size >= 6 ? load_u32be(p + 2) : 0;
+    last_user_control_value_ = size >= 6 ? load_be32(p + 2) : 0;
     if (event == kRtmpPingRequest) {
         send_user_control(kRtmpPingResponse, last_user_control_value_);
     } else if (event == kRtmpSetBufferLength) {
         buffer_length_stream_id_ = last_user_control_value_;
-        buffer_length_ms_ = load_u32be(p + 6);
+        buffer_length_ms_ = load_be32(p + 6);
     }
     return Error();
 }
@@ -301,33 +290,32 @@ void RtmpProtocol::queue_message(const RtmpMessage& msg) {
 void RtmpProtocol::set_out_chunk_size(uint32_t size) {
     assert(size >= 1 && size <= 0x7FFFFFFFu);
     uint8_t b[4];
-    store_u32be(b, size);
+    store_be32(b, size);
     queue_control(kRtmpSetChunkSize, b, 4);
     out_chunk_size_ = size;
 }
 
 void RtmpProtocol::send_window_ack_size(uint32_t size) {
     uint8_t b[4];
-    store_u32be(b, size);
+    store_be32(b, size);
     queue_control(kRtmpWindowAckSize, b, 4);
     out_ack_window_ = size;
 }
 
 void RtmpProtocol::send_set_peer_bandwidth(uint32_t bandwidth, uint8_t limit_type) {
     uint8_t b[5];
-    store_u32be(b, bandwidth);
+    store_be32(b, bandwidth);
     b[4] = limit_type;
     queue_control(kRtmpSetPeerBandwidth, b, 5);
 }
 
 void RtmpProtocol::send_user_control(uint16_t event, uint32_t value, uint32_t buffer_length_ms) {
     uint8_t b[10];
-    b[0] = static_cast<uint8_t>(event >> 8);
-    b[1] = static_cast<uint8_t>(event);
-    store_u32be(b + 2, value);
+    store_be16(b, event);
+    store_be32(b + 2, value);
     size_t size = 6;
     if (event == kRtmpSetBufferLength) {
-        store_u32be(b + 6, buffer_length_ms);
+        store_be32(b + 6, buffer_length_ms);
         size = 10;
     }
     queue_control(kRtmpUserControl, b, size);
@@ -335,7 +323,7 @@ void RtmpProtocol::send_user_control(uint16_t event, uint32_t value, uint32_t bu
 
 void RtmpProtocol::send_acknowledgement() {
     uint8_t b[4];
-    store_u32be(b, static_cast<uint32_t>(bytes_in_));
+    store_be32(b, static_cast<uint32_t>(bytes_in_));
     queue_control(kRtmpAcknowledgement, b, 4);
     last_ack_sent_at_ = bytes_in_;
 }

@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "core/strings.hpp"
+
 namespace srs {
 
 namespace {
@@ -29,11 +31,9 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 Error parse_port(const std::string& text, int* port) {
-    if (text.empty() || text.size() > 5) return SRS_ERR(kErrorRtmpUrlInvalid, "bad port \"%.16s\"", text.c_str());
     int value = 0;
-    for (char c : text) {
-        if (c < '0' || c > '9') return SRS_ERR(kErrorRtmpUrlInvalid, "bad port \"%.16s\"", text.c_str());
-        value = value * 10 + (c - '0');
+    if (text.size() > 5 || !parse_integer(text, &value) || value < 0) {
+        return SRS_ERR(kErrorRtmpUrlInvalid, "bad port \"%.16s\"", text.c_str());
     }
     if (value < 1 || value > 65535) return SRS_ERR(kErrorRtmpUrlInvalid, "port %d out of range", value);
     *port = value;

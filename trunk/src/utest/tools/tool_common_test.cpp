@@ -56,6 +56,18 @@ TEST(ToolsCommon, BadNumbersEndTheToolWithCode2) {
     EXPECT_EXIT(parse_int("", "-c", 1), ::testing::ExitedWithCode(2), "bad -c");
     EXPECT_EXIT(parse_int("100000001", "-c", 1), ::testing::ExitedWithCode(2), "bad -c");
     EXPECT_EQ(parse_int("7", "-c", 1), 7);
+    EXPECT_EXIT(parse_int(" 7", "-c", 1), ::testing::ExitedWithCode(2), "bad -c");
+    EXPECT_EXIT(parse_int("+7", "-c", 1), ::testing::ExitedWithCode(2), "bad -c");
+    EXPECT_EXIT(parse_int("99999999999999999999", "-c", 1), ::testing::ExitedWithCode(2), "bad -c");
+    EXPECT_EQ(parse_int("-5", "-x", -10, 10), -5);
+
+    EXPECT_EQ(parse_double_arg("1.5", "-t", 0, 10), 1.5);
+    EXPECT_EQ(parse_double_arg("0", "-t", 0, 10), 0);
+    EXPECT_EXIT(parse_double_arg("-1", "-t", 0, 10), ::testing::ExitedWithCode(2), "bad -t: -1");
+    EXPECT_EXIT(parse_double_arg("1s", "-t", 0, 10), ::testing::ExitedWithCode(2), "bad -t: 1s");
+    EXPECT_EXIT(parse_double_arg("nan", "-t", 0, 10), ::testing::ExitedWithCode(2), "bad -t");
+    EXPECT_EXIT(parse_double_arg("inf", "-t", 0, 1e300), ::testing::ExitedWithCode(2), "bad -t");
+    EXPECT_EXIT(parse_double_arg("", "--warmup", 0, 10), ::testing::ExitedWithCode(2), "bad --warmup");
 }
 
 TEST(ToolsCommon, CommandLineWithAToolsOwnOption) {

@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "app/stats/diagnostics.hpp"
-#include "app/stats/proc_stats.hpp"
+#include "app/stats/proc_sampler.hpp"
 
 using namespace srs;
 
