@@ -145,7 +145,7 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
 
     std::string url = "/" + app + "/" + stream;
     if (ClientInfo* info = res->client_info()) {
-        info->type = "flv-play";
+        info->kind = ClientKind::kFlvPlay;
         info->vhost = vhost;
         info->app = app;
         info->stream = stream;

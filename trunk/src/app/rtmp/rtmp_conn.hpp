@@ -21,6 +21,8 @@ class RtmpServerConnection : public Connection {
     ~RtmpServerConnection() override;
 
     const RtmpRequestInfo& request() const { return req_; }
+    // RTMP carries only streams: listed from the first byte, as SRS does.
+    bool listed() const override { return true; }
 
   protected:
     Error serve() override;
@@ -46,7 +48,7 @@ class RtmpServerConnection : public Connection {
     LiveContext* ctx_;
     RtmpTransport transport_;
     RtmpRequestInfo req_;
-    void update_info(const std::string& type);
+    void update_info(ClientKind kind);
     double object_encoding_ = 0;
     uint32_t stream_id_ = 1;
 };

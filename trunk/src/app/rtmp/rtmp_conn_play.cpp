@@ -21,7 +21,7 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
     }
     req_.vhost = resolve_vhost(req_.vhost);
     if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "play without a stream name");
-    update_info("rtmp-play");
+    update_info(ClientKind::kRtmpPlay);
 
     const Config& config = ctx_->config();
     ConsumerOptions options;
