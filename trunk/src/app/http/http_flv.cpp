@@ -157,13 +157,34 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
     return play(consumer.get(), res, url, tracks);
 }
 
-// The shared 11-byte tag header and 4-byte previous-tag-size of a message.
-static void ensure_flv_framing(LiveMessage* msg) {
-    if (msg->has_flv_framing()) return;
-    FlvWriter::write_tag_header(msg->mutable_flv_tag_header(), msg->type(), msg->timestamp(),
-                                static_cast<uint32_t>(msg->size()));
-    FlvWriter::write_previous_tag_size(msg->mutable_flv_previous_size(), static_cast<uint32_t>(11 + msg->size()));
-    msg->set_flv_ready();
+FramingSlotId flv_framing_slot() {
+    static const FramingSlotId id = register_framing_slot("flv");
+    return id;
+}
+
+uint8_t flv_tag_type_of(const LiveMessage& msg) {
+    switch (msg.kind()) {
+        case LiveMessageKind::kAudio:
+            return kFlvTagAudio;
+        case LiveMessageKind::kVideo:
+            return kFlvTagVideo;
+        case LiveMessageKind::kData:
+        default:
+            return kFlvTagScript;
+    }
+}
+
+// The FLV slot holds the message's 11-byte tag header, then its 4-byte
+// PreviousTagSize; FLV framing has no per-player parameter (key 0).
+const uint8_t* flv_framing_of(LiveMessage* msg) {
+    FramingSlot& slot = msg->framing(flv_framing_slot());
+    if (slot.empty()) {
+        uint8_t* p = slot.fill(0, kFlvTagHeaderSize + kFlvPreviousTagSize);
+        FlvWriter::write_tag_header(p, flv_tag_type_of(*msg), msg->timestamp(), static_cast<uint32_t>(msg->size()));
+        FlvWriter::write_previous_tag_size(p + kFlvTagHeaderSize,
+                                           static_cast<uint32_t>(kFlvTagHeaderSize + msg->size()));
+    }
+    return slot.bytes();
 }
 
 Error HttpFlvHandler::play(LiveConsumer* consumer, HttpResponse* res, const std::string& url, const FlvTracks& tracks) {
@@ -204,17 +225,16 @@ Error HttpFlvHandler::play(LiveConsumer* consumer, HttpResponse* res, const std:
         iov.clear();
         for (size_t i = 0; i < msgs.size(); i++) {
             LiveMessage* m = msgs[i].get();
-            ensure_flv_framing(m);
-            if (i == 0) iov.push_back({const_cast<uint8_t*>(m->flv_tag_header()), kFlvTagHeaderSize});
+            const uint8_t* framing = flv_framing_of(m);
+            if (i == 0) iov.push_back({const_cast<uint8_t*>(framing), kFlvTagHeaderSize});
             iov.push_back({const_cast<uint8_t*>(m->payload().data()), m->size()});
             if (i + 1 == msgs.size()) {
-                iov.push_back({const_cast<uint8_t*>(m->flv_previous_size()), kFlvPreviousTagSize});
+                iov.push_back({const_cast<uint8_t*>(framing + kFlvTagHeaderSize), kFlvPreviousTagSize});
                 break;
             }
-            LiveMessage* next = msgs[i + 1].get();
-            ensure_flv_framing(next);
-            memcpy(glue[i].data(), m->flv_previous_size(), kFlvPreviousTagSize);
-            memcpy(glue[i].data() + kFlvPreviousTagSize, next->flv_tag_header(), kFlvTagHeaderSize);
+            const uint8_t* next = flv_framing_of(msgs[i + 1].get());
+            memcpy(glue[i].data(), framing + kFlvTagHeaderSize, kFlvPreviousTagSize);
+            memcpy(glue[i].data() + kFlvPreviousTagSize, next, kFlvTagHeaderSize);
             iov.push_back({glue[i].data(), glue[i].size()});
         }
         if (Error err = res->write_body(iov.data(), static_cast<int>(iov.size())); !err.ok()) {

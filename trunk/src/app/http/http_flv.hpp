@@ -6,6 +6,7 @@
 #pragma once
 
 #include "app/http/http_conn.hpp"
+#include "app/live/live_message.hpp"
 #include "app/server/live_context.hpp"
 
 namespace srs {
@@ -25,6 +26,13 @@ struct FlvTracks {
 // configured flags stand). Pure, for tests.
 FlvTracks choose_flv_tracks(bool conf_audio, bool conf_video, bool guess, bool drop_if_not_match, bool carries_audio,
                             bool carries_video);
+
+// The FLV slot of every LiveMessage, the FLV tag type of a message, and its
+// cached framing: the 11-byte tag header followed by the 4-byte
+// PreviousTagSize, built on first use.
+FramingSlotId flv_framing_slot();
+uint8_t flv_tag_type_of(const LiveMessage& msg);
+const uint8_t* flv_framing_of(LiveMessage* msg);
 
 class HttpFlvHandler : public HttpHandler {
   public:
