@@ -5,15 +5,14 @@
 #include <cstring>
 #include <vector>
 
+#include "app/live/consumer_options.hpp"
 #include "app/live/live_consumer.hpp"
 #include "app/live/live_source.hpp"
+#include "app/live/player_pump.hpp"
 #include "core/log.hpp"
 #include "kernel/flv/flv.hpp"
 
 namespace srs {
-
-static const size_t kMaxMessagesPerSend = 512;
-static const utime_t kIdleWaitUs = 500 * kUsPerMs;
 
 static std::string host_without_port(const std::string& host) {
     if (!host.empty() && host[0] == '[') return host.substr(1, host.find(']') - 1);
@@ -121,12 +120,7 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
     // Mounted while published, as SRS: an unknown or idle stream is a 404.
     if (!source || !source->publishing()) return res->send_error(404);
 
-    ConsumerOptions options;
-    options.queue_length_us = config.vhost_get_int(vhost, "play.queue_length") * kUsPerSecond;
-    options.realtime = config.vhost_get_bool(vhost, "min_latency");
-    options.mw_latency_us = config.vhost_get_int(vhost, "play.mw_latency") * kUsPerMs;
-    options.mw_msgs = static_cast<int>(config.vhost_get_int(vhost, "play.mw_msgs"));
-    if (options.realtime && !config.vhost_is_set(vhost, "play.mw_msgs")) options.mw_msgs = 0;
+    ConsumerOptions options = consumer_options(config, vhost);
     FlvTracks tracks = choose_flv_tracks(
         config.vhost_get_bool(vhost, "http_remux.has_audio"), config.vhost_get_bool(vhost, "http_remux.has_video"),
         config.vhost_get_bool(vhost, "http_remux.guess_has_av"),
@@ -187,60 +181,86 @@ const uint8_t* flv_framing_of(LiveMessage* msg) {
     return slot.bytes();
 }
 
-Error HttpFlvHandler::play(LiveConsumer* consumer, HttpResponse* res, const std::string& url, const FlvTracks& tracks) {
-    bool drop_audio = tracks.drop_unannounced && !tracks.audio;
-    bool drop_video = tracks.drop_unannounced && !tracks.video;
-    const ConsumerOptions& options = consumer->options();
-    utime_t wait_us = options.realtime ? kIdleWaitUs : std::min(options.mw_latency_us, kIdleWaitUs);
-    if (wait_us <= 0) wait_us = kIdleWaitUs;
-    std::vector<LiveMessagePtr> msgs;
-    std::vector<struct iovec> iov;
-    std::vector<std::array<uint8_t, kFlvPreviousTagSize + kFlvTagHeaderSize>> glue;
-    char drain[512];
-    while (true) {
-        if (Error err = res->pull(); !err.ok()) return err;
-        // The player sends nothing; a read that returns means it left.
+namespace {
+
+// An HTTP-FLV player as the live pump sees it: batches leave as FLV tags in
+// one writev each; the player sends nothing, so a read that returns means it
+// left; an unpublish ends the response (the player reconnects).
+class FlvPlayWriter : public PlayerWriter {
+  public:
+    FlvPlayWriter(HttpResponse* res, std::string url) : res_(res), url_(std::move(url)) {}
+
+    Error pull() override { return res_->pull(); }
+
+    Error poll_control(LiveConsumer* consumer, bool* done) override {
+        (void)consumer;
+        *done = false;
         size_t n = 0;
-        if (Error err = res->socket()->read_nowait(drain, sizeof(drain), &n); !err.ok()) return err;
-        if (consumer->take_unpublished()) {
-            srs_trace("HTTP-FLV %s: stream unpublished, end the response", url.c_str());
-            return Error();
-        }
-        consumer->wait(wait_us);
-        msgs.clear();
-        consumer->dump(&msgs, kMaxMessagesPerSend);
-        if (drop_audio || drop_video) {
-            msgs.erase(std::remove_if(msgs.begin(), msgs.end(),
-                                      [&](const LiveMessagePtr& m) {
-                                          return (drop_audio && m->is_audio()) || (drop_video && m->is_video());
-                                      }),
-                       msgs.end());
-        }
-        if (msgs.empty()) continue;
-        // Two iovecs per tag, as RTMP's send has: the payload, then 15 bytes
-        // copied together, its PreviousTagSize and the next tag's header (the
-        // first header and the last PreviousTagSize stand alone): 2n+1
-        // iovecs, not 3n, so the kernel walks fewer tiny segments per writev.
-        if (glue.size() < msgs.size()) glue.resize(msgs.size());  // before iovecs point into it
-        iov.clear();
-        for (size_t i = 0; i < msgs.size(); i++) {
-            LiveMessage* m = msgs[i].get();
-            const uint8_t* framing = flv_framing_of(m);
-            if (i == 0) iov.push_back({const_cast<uint8_t*>(framing), kFlvTagHeaderSize});
-            iov.push_back({const_cast<uint8_t*>(m->payload().data()), m->size()});
-            if (i + 1 == msgs.size()) {
-                iov.push_back({const_cast<uint8_t*>(framing + kFlvTagHeaderSize), kFlvPreviousTagSize});
-                break;
-            }
-            const uint8_t* next = flv_framing_of(msgs[i + 1].get());
-            memcpy(glue[i].data(), framing + kFlvTagHeaderSize, kFlvPreviousTagSize);
-            memcpy(glue[i].data() + kFlvPreviousTagSize, next, kFlvTagHeaderSize);
-            iov.push_back({glue[i].data(), glue[i].size()});
-        }
-        if (Error err = res->write_body(iov.data(), static_cast<int>(iov.size())); !err.ok()) {
-            return SRS_WRAP(err, "HTTP-FLV %s", url.c_str());
-        }
+        return res_->socket()->read_nowait(drain_, sizeof(drain_), &n);
     }
+
+    Error on_unpublish(bool* done) override {
+        srs_trace("HTTP-FLV %s: stream unpublished, end the response", url_.c_str());
+        *done = true;
+        return Error();
+    }
+
+    Error on_republish() override { return Error(); }
+
+    Error write(const std::vector<LiveMessagePtr>& msgs) override {
+        size_t n = build_flv_iovecs(msgs, &iov_, &glue_);
+        if (Error err = res_->write_body(iov_.data(), static_cast<int>(n)); !err.ok()) {
+            return SRS_WRAP(err, "HTTP-FLV %s", url_.c_str());
+        }
+        return Error();
+    }
+
+    uint64_t bytes_sent() const override { return res_->socket()->send_bytes(); }
+
+  private:
+    HttpResponse* res_;
+    std::string url_;
+    std::vector<struct iovec> iov_;
+    std::vector<FlvGlue> glue_;
+    char drain_[512];
+};
+
+}  // namespace
+
+// Two iovecs per tag, as RTMP's send has: the payload, then 15 bytes copied
+// together, its PreviousTagSize and the next tag's header (the first header
+// and the last PreviousTagSize stand alone): 2n+1 iovecs, not 3n, so the
+// kernel walks fewer tiny segments per writev.
+size_t build_flv_iovecs(const std::vector<LiveMessagePtr>& msgs, std::vector<struct iovec>* iov,
+                        std::vector<FlvGlue>* glue) {
+    if (glue->size() < msgs.size()) glue->resize(msgs.size());  // before iovecs point into it
+    iov->clear();
+    for (size_t i = 0; i < msgs.size(); i++) {
+        LiveMessage* m = msgs[i].get();
+        const uint8_t* framing = flv_framing_of(m);
+        if (i == 0) iov->push_back({const_cast<uint8_t*>(framing), kFlvTagHeaderSize});
+        iov->push_back({const_cast<uint8_t*>(m->payload().data()), m->size()});
+        if (i + 1 == msgs.size()) {
+            iov->push_back({const_cast<uint8_t*>(framing + kFlvTagHeaderSize), kFlvPreviousTagSize});
+            break;
+        }
+        const uint8_t* next = flv_framing_of(msgs[i + 1].get());
+        memcpy((*glue)[i].data(), framing + kFlvTagHeaderSize, kFlvPreviousTagSize);
+        memcpy((*glue)[i].data() + kFlvPreviousTagSize, next, kFlvTagHeaderSize);
+        iov->push_back({(*glue)[i].data(), (*glue)[i].size()});
+    }
+    return iov->size();
+}
+
+Error HttpFlvHandler::play(LiveConsumer* consumer, HttpResponse* res, const std::string& url, const FlvTracks& tracks) {
+    FlvPlayWriter writer(res, url);
+    PlayerPump pump(consumer, &writer);
+    MessageFilter filter;
+    filter.drop_audio = tracks.drop_unannounced && !tracks.audio;
+    filter.drop_video = tracks.drop_unannounced && !tracks.video;
+    pump.set_filter(filter);
+    pump.set_pithy_print("FLV", url + ".flv", ctx_->config().pithy_print_ms() * kUsPerMs);
+    return pump.run();
 }
 
 }  // namespace srs

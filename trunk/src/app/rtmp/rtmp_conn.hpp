@@ -28,6 +28,7 @@ class RtmpServerConnection : public Connection {
     Error serve() override;
 
   private:
+    friend class RtmpPlayWriter;
     Error connect_app();
     Error identify_client(uint32_t stream_id);
     std::string resolve_vhost(const std::string& host) const;
@@ -42,7 +43,7 @@ class RtmpServerConnection : public Connection {
     int merged_read_ms() const;
 
     Error play(const std::string& stream_name);
-    Error play_loop(LiveSource* source, LiveConsumer* consumer);
+    Error play_loop(LiveConsumer* consumer);
     Error on_play_control(RtmpMessage& msg, LiveConsumer* consumer, bool* done);
 
     LiveContext* ctx_;
