@@ -2,10 +2,6 @@
 
 #include <unistd.h>
 
-#include <memory>
-
-#include "app/live/live_consumer.hpp"
-#include "app/live/live_source.hpp"
 #include "core/log.hpp"
 #include "core/version.hpp"
 #include "io/runtime.hpp"

@@ -102,7 +102,6 @@ Error RtmpMediaSender::send(const std::vector<LiveMessagePtr>& msgs) {
         iov_used_ += RtmpChunkEncoder::fill_iovecs(h.first, h.first_size, h.continuation, h.continuation_size,
                                                    msg->payload().data(), msg->size(), chunk_size_, &iov_[iov_used_],
                                                    needed);
-        messages_++;
     }
     if (Error err = flush_iovecs(); !err.ok()) return SRS_WRAP(err, "send messages");
     return Error();

@@ -38,7 +38,6 @@ class RtmpMediaSender {
     RtmpMediaSender(TcpConn* sock, uint32_t stream_id);
     void set_chunk_size(uint32_t chunk_size) { chunk_size_ = chunk_size; }
     Error send(const std::vector<LiveMessagePtr>& msgs);
-    uint64_t messages_sent() const { return messages_; }
 
   private:
     RtmpChunkHeaders framing_of(LiveMessage* msg, size_t index);
@@ -47,7 +46,6 @@ class RtmpMediaSender {
     TcpConn* sock_;
     uint32_t stream_id_;
     uint32_t chunk_size_ = 128;
-    uint64_t messages_ = 0;
     std::vector<struct iovec> iov_;
     size_t iov_used_ = 0;  // iovecs of iov_ in use
     // Framing for messages whose slot belongs to another chunk size/stream.
