@@ -1,7 +1,5 @@
 #include "app/http/http_flv.hpp"
 
-#include <algorithm>
-#include <array>
 #include <cstring>
 #include <vector>
 
