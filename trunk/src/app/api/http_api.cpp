@@ -87,7 +87,7 @@ HttpApiHandler::Json HttpApiHandler::stream_json(LiveSource* s) {
     j["vhost"] = vhost_id(s->vhost());
     j["app"] = s->app();
     // The publisher's tcUrl, as it connected; without one, the vhost's.
-    const Connection* publisher = s->publishing() ? ctx_->connections().find(s->publisher_cid()) : nullptr;
+    const Client* publisher = s->publishing() ? ctx_->clients().find(s->publisher_cid()) : nullptr;
     j["tcUrl"] = publisher && !publisher->info().tc_url.empty() ? publisher->info().tc_url
                                                                  : "rtmp://" + s->vhost() + "/" + s->app();
     j["url"] = s->url();
@@ -113,28 +113,27 @@ HttpApiHandler::Json HttpApiHandler::stream_json(LiveSource* s) {
     return j;
 }
 
-// Clients are the stream's players and publishers (Connection::is_stream_client).
-static bool is_stream_client(const Connection* c) { return c->is_stream_client(); }
-
-HttpApiHandler::Json HttpApiHandler::client_json(const Connection* c) {
+// Clients are the stream's players and publishers, as in SRS: RTMP
+// connections from their first byte, HTTP ones once they play a stream;
+// API calls and static file requests are not listed (Client::listed()).
+HttpApiHandler::Json HttpApiHandler::client_json(const Client* c) {
     const ClientInfo& i = c->info();
     Json j;
     j["id"] = c->cid();
     j["vhost"] = i.vhost.empty() ? "" : vhost_id(i.vhost);
     LiveSource* s = i.stream.empty() ? nullptr : ctx_->sources().find(i.vhost, i.app, i.stream);
     j["stream"] = s ? s->id() : "";
-    j["ip"] = c->peer().ip;
+    j["ip"] = c->peer_ip();
     j["pageUrl"] = i.page_url;
     j["swfUrl"] = i.swf_url;
     j["tcUrl"] = i.tc_url;
     j["url"] = i.stream.empty() ? "" : "/" + i.app + "/" + i.stream;
     j["name"] = i.stream;
-    j["type"] = i.type.empty() ? c->kind() : i.type;
+    j["type"] = i.kind == ClientKind::kUnknown ? c->protocol() : std::string(client_kind_name(i.kind));
     j["publish"] = i.publishing();
     j["alive"] = static_cast<double>(monotonic_us() - c->start_time_us()) / kUsPerSecond;
-    Connection* mc = const_cast<Connection*>(c);
-    j["send_bytes"] = mc->socket()->send_bytes();
-    j["recv_bytes"] = mc->socket()->recv_bytes();
+    j["send_bytes"] = c->send_bytes();
+    j["recv_bytes"] = c->recv_bytes();
     j["kbps"] = {{"recv_30s", c->recv_kbps()}, {"send_30s", c->send_kbps()}};
     return j;
 }
@@ -195,10 +194,10 @@ Error HttpApiHandler::api_streams(const HttpRequest& req, HttpResponse* res, con
 }
 
 Error HttpApiHandler::api_clients(const HttpRequest& req, HttpResponse* res, const std::string& id) {
-    ConnectionManager& conns = ctx_->connections();
+    ClientRegistry& clients = ctx_->clients();
     if (!id.empty()) {
-        Connection* c = conns.find(id);
-        if (!c || !is_stream_client(c)) return reply(req, res, 404, envelope(404));
+        Client* c = clients.find(id);
+        if (!c || !c->listed()) return reply(req, res, 404, envelope(404));
         if (req.method == "DELETE") {
             // Kick: the client's coroutine ends at its next wait and closes.
             c->expire();
@@ -210,9 +209,8 @@ Error HttpApiHandler::api_clients(const HttpRequest& req, HttpResponse* res, con
         return reply(req, res, 200, j);
     }
     if (req.method != "GET") return reply(req, res, 405, envelope(405));
-    std::vector<Connection*> all = conns.connections();
-    all.erase(std::remove_if(all.begin(), all.end(), [](const Connection* c) { return !is_stream_client(c); }),
-              all.end());
+    std::vector<Client*> all = clients.clients();
+    all.erase(std::remove_if(all.begin(), all.end(), [](const Client* c) { return !c->listed(); }), all.end());
     size_t begin, end;
     page_of(req, all.size(), &begin, &end);
     Json j = envelope(0);
@@ -344,12 +342,12 @@ Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
         if (getcwd(cwd, sizeof(cwd))) in.cwd = cwd;
         in.argv = read_proc_self_cmdline();
         uint64_t recv = 0, send = 0;
-        std::vector<Connection*> conns = ctx_->connections().connections();
-        for (Connection* c : conns) {
-            recv += c->socket()->recv_bytes();
-            send += c->socket()->send_bytes();
+        std::vector<Client*> clients = ctx_->clients().clients();
+        for (const Client* c : clients) {
+            recv += c->recv_bytes();
+            send += c->send_bytes();
         }
-        in.conn_srs = static_cast<int64_t>(conns.size());
+        in.conn_srs = static_cast<int64_t>(clients.size());
         in.recv_bytes = recv;
         in.send_bytes = send;
         j["data"] = ctx_->proc_stats().summaries_json(in);

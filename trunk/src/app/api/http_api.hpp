@@ -34,7 +34,7 @@ class HttpApiHandler : public HttpHandler {
     bool authorized(const HttpRequest& req) const;
     std::string vhost_id(const std::string& vhost) const;
     Json stream_json(LiveSource* s);
-    Json client_json(const Connection* c);
+    Json client_json(const Client* c);
     Json vhost_json(const std::string& vhost);
 
     Error api_streams(const HttpRequest& req, HttpResponse* res, const std::string& id);

@@ -167,7 +167,7 @@ Error ValgrindEndpoint::cycle() {
 
 Error ValgrindEndpoint::wait_for_quiet(const std::string& cid) {
     utime_t deadline = monotonic_us() + kWaitConnectionUs;
-    while (ctx_->connections().find(cid) && monotonic_us() < deadline) {
+    while (ctx_->clients().find(cid) && monotonic_us() < deadline) {
         if (Error err = sleep_us(kPollUs); !err.ok()) return err;
     }
     return sleep_us(kSettleUs);

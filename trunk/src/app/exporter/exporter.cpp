@@ -16,23 +16,22 @@ ExporterOptions read_exporter_options(const Config& config) {
     return o;
 }
 
-ClientCounts count_clients(const ConnectionManager& connections) {
+ClientCounts count_clients(const ClientRegistry& clients) {
     ClientCounts n;
-    for (const char* type : {"fmle-publish", "flash-publish", "rtmp-play", "flv-play"}) n.by_type[type] = 0;
-    const FinishedTotals& done = connections.finished();
-    n.clients_total = done.clients;
-    n.clients_errs_total = done.client_errors;
-    n.recv_bytes_total = done.recv_bytes;
-    n.send_bytes_total = done.send_bytes;
-    for (Connection* c : connections.connections()) {
-        n.recv_bytes_total += c->socket()->recv_bytes();
-        n.send_bytes_total += c->socket()->send_bytes();
-        // As FinishedTotals: a client once it published or played.
-        const std::string& type = c->info().type;
-        if (type.empty()) continue;
+    for (ClientKind kind : {ClientKind::kFmlePublish, ClientKind::kFlashPublish, ClientKind::kRtmpPlay,
+                            ClientKind::kFlvPlay}) {
+        n.by_type[client_kind_name(kind)] = 0;
+    }
+    ClientTotals totals = clients.totals();
+    n.clients_total = totals.clients;
+    n.clients_errs_total = totals.errors;
+    n.recv_bytes_total = totals.recv_bytes;
+    n.send_bytes_total = totals.send_bytes;
+    // As the totals: a client once it published or played.
+    for (const Client* c : clients.clients()) {
+        if (c->info().kind == ClientKind::kUnknown) continue;
         n.clients++;
-        n.clients_total++;
-        n.by_type[type]++;
+        n.by_type[client_kind_name(c->info().kind)]++;
     }
     return n;
 }
@@ -60,7 +59,7 @@ MetricsSnapshot collect_metrics(LiveContext* ctx, const ExporterOptions& options
     long page = sysconf(_SC_PAGESIZE);
     s.memory_kb = proc.self.rss * (page > 0 ? page : 4096) / 1024;
 
-    ClientCounts clients = count_clients(ctx->connections());
+    ClientCounts clients = count_clients(ctx->clients());
     s.send_bytes_total = clients.send_bytes_total;
     s.receive_bytes_total = clients.recv_bytes_total;
     s.streams = static_cast<int64_t>(ctx->sources().size());

@@ -43,7 +43,7 @@ struct ClientCounts {
 // Clients are connections that published or played (FinishedTotals), so
 // srs_clients leaves out RTMP connections still in their handshake or
 // connect, which /api/v1/clients already lists.
-ClientCounts count_clients(const ConnectionManager& connections);
+ClientCounts count_clients(const ClientRegistry& clients);
 
 // Everything render_metrics() needs, read from the server now.
 // service_id: the API's "service" (random per process).

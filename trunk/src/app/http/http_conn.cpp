@@ -60,9 +60,9 @@ Error HttpResponse::write_body(const struct iovec* iov, int iovcnt) {
     return sock_->writev(iov, iovcnt);
 }
 
-HttpServerConnection::HttpServerConnection(ConnectionManager* manager, TcpConn* sock, std::string kind,
+HttpServerConnection::HttpServerConnection(ConnectionManager* manager, TcpConn* sock, std::string protocol,
                                            std::vector<HttpHandler*> handlers, bool crossdomain)
-    : Connection(manager, sock, std::move(kind)), handlers_(std::move(handlers)), crossdomain_(crossdomain) {}
+    : Connection(manager, sock, std::move(protocol)), handlers_(std::move(handlers)), crossdomain_(crossdomain) {}
 
 Error HttpServerConnection::serve() {
     socket()->set_recv_timeout(kHttpRecvTimeoutUs);

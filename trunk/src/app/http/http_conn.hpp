@@ -62,7 +62,7 @@ class HttpHandler {
 class HttpServerConnection : public Connection {
   public:
     // handlers: tried in order; not owned.
-    HttpServerConnection(ConnectionManager* manager, TcpConn* sock, std::string kind,
+    HttpServerConnection(ConnectionManager* manager, TcpConn* sock, std::string protocol,
                          std::vector<HttpHandler*> handlers, bool crossdomain);
 
   protected:

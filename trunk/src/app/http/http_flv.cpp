@@ -1,19 +1,16 @@
 #include "app/http/http_flv.hpp"
 
-#include <algorithm>
-#include <array>
 #include <cstring>
 #include <vector>
 
+#include "app/live/consumer_options.hpp"
 #include "app/live/live_consumer.hpp"
 #include "app/live/live_source.hpp"
+#include "app/live/player_pump.hpp"
 #include "core/log.hpp"
 #include "kernel/flv/flv.hpp"
 
 namespace srs {
-
-static const size_t kMaxMessagesPerSend = 512;
-static const utime_t kIdleWaitUs = 500 * kUsPerMs;
 
 static std::string host_without_port(const std::string& host) {
     if (!host.empty() && host[0] == '[') return host.substr(1, host.find(']') - 1);
@@ -121,12 +118,7 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
     // Mounted while published, as SRS: an unknown or idle stream is a 404.
     if (!source || !source->publishing()) return res->send_error(404);
 
-    ConsumerOptions options;
-    options.queue_length_us = config->get(vhost, keys::vhost_play_queue_length) * kUsPerSecond;
-    options.realtime = config->get(vhost, keys::vhost_min_latency);
-    options.mw_latency_us = config->get(vhost, keys::vhost_play_mw_latency) * kUsPerMs;
-    options.mw_msgs = static_cast<int>(config->get(vhost, keys::vhost_play_mw_msgs));
-    if (options.realtime && !config->is_set(vhost, keys::vhost_play_mw_msgs)) options.mw_msgs = 0;
+    ConsumerOptions options = consumer_options(*config, vhost);
     FlvTracks tracks = choose_flv_tracks(
         config->get(vhost, keys::vhost_http_remux_has_audio), config->get(vhost, keys::vhost_http_remux_has_video),
         config->get(vhost, keys::vhost_http_remux_guess_has_av),
@@ -145,7 +137,7 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
 
     std::string url = "/" + app + "/" + stream;
     if (ClientInfo* info = res->client_info()) {
-        info->type = "flv-play";
+        info->kind = ClientKind::kFlvPlay;
         info->vhost = vhost;
         info->app = app;
         info->stream = stream;
@@ -157,70 +149,116 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
     return play(consumer.get(), res, url, tracks);
 }
 
-// The shared 11-byte tag header and 4-byte previous-tag-size of a message.
-static void ensure_flv_framing(LiveMessage* msg) {
-    if (msg->has_flv_framing()) return;
-    FlvWriter::write_tag_header(msg->mutable_flv_tag_header(), msg->type(), msg->timestamp(),
-                                static_cast<uint32_t>(msg->size()));
-    FlvWriter::write_previous_tag_size(msg->mutable_flv_previous_size(), static_cast<uint32_t>(11 + msg->size()));
-    msg->set_flv_ready();
+FramingSlotId flv_framing_slot() {
+    static const FramingSlotId id = register_framing_slot("flv");
+    return id;
+}
+
+uint8_t flv_tag_type_of(const LiveMessage& msg) {
+    switch (msg.kind()) {
+        case LiveMessageKind::kAudio:
+            return kFlvTagAudio;
+        case LiveMessageKind::kVideo:
+            return kFlvTagVideo;
+        case LiveMessageKind::kData:
+        default:
+            return kFlvTagScript;
+    }
+}
+
+// The FLV slot holds the message's 11-byte tag header, then its 4-byte
+// PreviousTagSize; FLV framing has no per-player parameter (key 0).
+const uint8_t* flv_framing_of(LiveMessage* msg) {
+    FramingSlot& slot = msg->framing(flv_framing_slot());
+    if (slot.empty()) {
+        uint8_t* p = slot.fill(0, kFlvTagHeaderSize + kFlvPreviousTagSize);
+        FlvWriter::write_tag_header(p, flv_tag_type_of(*msg), msg->timestamp(), static_cast<uint32_t>(msg->size()));
+        FlvWriter::write_previous_tag_size(p + kFlvTagHeaderSize,
+                                           static_cast<uint32_t>(kFlvTagHeaderSize + msg->size()));
+    }
+    return slot.bytes();
+}
+
+namespace {
+
+// An HTTP-FLV player as the live pump sees it: batches leave as FLV tags in
+// one writev each; the player sends nothing, so a read that returns means it
+// left; an unpublish ends the response (the player reconnects).
+class FlvPlayWriter : public PlayerWriter {
+  public:
+    FlvPlayWriter(HttpResponse* res, std::string url) : res_(res), url_(std::move(url)) {}
+
+    Error pull() override { return res_->pull(); }
+
+    Error poll_control(LiveConsumer* consumer, bool* done) override {
+        (void)consumer;
+        *done = false;
+        size_t n = 0;
+        return res_->socket()->read_nowait(drain_, sizeof(drain_), &n);
+    }
+
+    Error on_unpublish(bool* done) override {
+        srs_trace("HTTP-FLV %s: stream unpublished, end the response", url_.c_str());
+        *done = true;
+        return Error();
+    }
+
+    Error on_republish() override { return Error(); }
+
+    Error write(const std::vector<LiveMessagePtr>& msgs) override {
+        size_t n = build_flv_iovecs(msgs, &iov_, &glue_);
+        if (Error err = res_->write_body(iov_.data(), static_cast<int>(n)); !err.ok()) {
+            return SRS_WRAP(err, "HTTP-FLV %s", url_.c_str());
+        }
+        return Error();
+    }
+
+    uint64_t bytes_sent() const override { return res_->socket()->send_bytes(); }
+
+  private:
+    HttpResponse* res_;
+    std::string url_;
+    std::vector<struct iovec> iov_;
+    std::vector<FlvGlue> glue_;
+    char drain_[512];
+};
+
+}  // namespace
+
+// Two iovecs per tag, as RTMP's send has: the payload, then 15 bytes copied
+// together, its PreviousTagSize and the next tag's header (the first header
+// and the last PreviousTagSize stand alone): 2n+1 iovecs, not 3n, so the
+// kernel walks fewer tiny segments per writev.
+size_t build_flv_iovecs(const std::vector<LiveMessagePtr>& msgs, std::vector<struct iovec>* iov,
+                        std::vector<FlvGlue>* glue) {
+    if (glue->size() < msgs.size()) glue->resize(msgs.size());  // before iovecs point into it
+    iov->clear();
+    for (size_t i = 0; i < msgs.size(); i++) {
+        LiveMessage* m = msgs[i].get();
+        const uint8_t* framing = flv_framing_of(m);
+        if (i == 0) iov->push_back({const_cast<uint8_t*>(framing), kFlvTagHeaderSize});
+        iov->push_back({const_cast<uint8_t*>(m->payload().data()), m->size()});
+        if (i + 1 == msgs.size()) {
+            iov->push_back({const_cast<uint8_t*>(framing + kFlvTagHeaderSize), kFlvPreviousTagSize});
+            break;
+        }
+        const uint8_t* next = flv_framing_of(msgs[i + 1].get());
+        memcpy((*glue)[i].data(), framing + kFlvTagHeaderSize, kFlvPreviousTagSize);
+        memcpy((*glue)[i].data() + kFlvPreviousTagSize, next, kFlvTagHeaderSize);
+        iov->push_back({(*glue)[i].data(), (*glue)[i].size()});
+    }
+    return iov->size();
 }
 
 Error HttpFlvHandler::play(LiveConsumer* consumer, HttpResponse* res, const std::string& url, const FlvTracks& tracks) {
-    bool drop_audio = tracks.drop_unannounced && !tracks.audio;
-    bool drop_video = tracks.drop_unannounced && !tracks.video;
-    const ConsumerOptions& options = consumer->options();
-    utime_t wait_us = options.realtime ? kIdleWaitUs : std::min(options.mw_latency_us, kIdleWaitUs);
-    if (wait_us <= 0) wait_us = kIdleWaitUs;
-    std::vector<LiveMessagePtr> msgs;
-    std::vector<struct iovec> iov;
-    std::vector<std::array<uint8_t, kFlvPreviousTagSize + kFlvTagHeaderSize>> glue;
-    char drain[512];
-    while (true) {
-        if (Error err = res->pull(); !err.ok()) return err;
-        // The player sends nothing; a read that returns means it left.
-        size_t n = 0;
-        if (Error err = res->socket()->read_nowait(drain, sizeof(drain), &n); !err.ok()) return err;
-        if (consumer->take_unpublished()) {
-            srs_trace("HTTP-FLV %s: stream unpublished, end the response", url.c_str());
-            return Error();
-        }
-        consumer->wait(wait_us);
-        msgs.clear();
-        consumer->dump(&msgs, kMaxMessagesPerSend);
-        if (drop_audio || drop_video) {
-            msgs.erase(std::remove_if(msgs.begin(), msgs.end(),
-                                      [&](const LiveMessagePtr& m) {
-                                          return (drop_audio && m->is_audio()) || (drop_video && m->is_video());
-                                      }),
-                       msgs.end());
-        }
-        if (msgs.empty()) continue;
-        // Two iovecs per tag, as RTMP's send has: the payload, then 15 bytes
-        // copied together, its PreviousTagSize and the next tag's header (the
-        // first header and the last PreviousTagSize stand alone): 2n+1
-        // iovecs, not 3n, so the kernel walks fewer tiny segments per writev.
-        if (glue.size() < msgs.size()) glue.resize(msgs.size());  // before iovecs point into it
-        iov.clear();
-        for (size_t i = 0; i < msgs.size(); i++) {
-            LiveMessage* m = msgs[i].get();
-            ensure_flv_framing(m);
-            if (i == 0) iov.push_back({const_cast<uint8_t*>(m->flv_tag_header()), kFlvTagHeaderSize});
-            iov.push_back({const_cast<uint8_t*>(m->payload().data()), m->size()});
-            if (i + 1 == msgs.size()) {
-                iov.push_back({const_cast<uint8_t*>(m->flv_previous_size()), kFlvPreviousTagSize});
-                break;
-            }
-            LiveMessage* next = msgs[i + 1].get();
-            ensure_flv_framing(next);
-            memcpy(glue[i].data(), m->flv_previous_size(), kFlvPreviousTagSize);
-            memcpy(glue[i].data() + kFlvPreviousTagSize, next->flv_tag_header(), kFlvTagHeaderSize);
-            iov.push_back({glue[i].data(), glue[i].size()});
-        }
-        if (Error err = res->write_body(iov.data(), static_cast<int>(iov.size())); !err.ok()) {
-            return SRS_WRAP(err, "HTTP-FLV %s", url.c_str());
-        }
-    }
+    FlvPlayWriter writer(res, url);
+    PlayerPump pump(consumer, &writer);
+    MessageFilter filter;
+    filter.drop_audio = tracks.drop_unannounced && !tracks.audio;
+    filter.drop_video = tracks.drop_unannounced && !tracks.video;
+    pump.set_filter(filter);
+    pump.set_pithy_print("FLV", url + ".flv", ctx_->config()->get(keys::pithy_print_ms) * kUsPerMs);
+    return pump.run();
 }
 
 }  // namespace srs

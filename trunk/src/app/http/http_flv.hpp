@@ -5,8 +5,15 @@
 // and shared by every FLV player.
 #pragma once
 
+#include <sys/uio.h>
+
+#include <array>
+#include <vector>
+
 #include "app/http/http_conn.hpp"
+#include "app/live/live_message.hpp"
 #include "app/server/live_context.hpp"
+#include "kernel/flv/flv.hpp"
 
 namespace srs {
 
@@ -25,6 +32,20 @@ struct FlvTracks {
 // configured flags stand). Pure, for tests.
 FlvTracks choose_flv_tracks(bool conf_audio, bool conf_video, bool guess, bool drop_if_not_match, bool carries_audio,
                             bool carries_video);
+
+// The FLV slot of every LiveMessage, the FLV tag type of a message, and its
+// cached framing: the 11-byte tag header followed by the 4-byte
+// PreviousTagSize, built on first use.
+FramingSlotId flv_framing_slot();
+uint8_t flv_tag_type_of(const LiveMessage& msg);
+const uint8_t* flv_framing_of(LiveMessage* msg);
+
+// A tag's PreviousTagSize and the next tag's header, copied together.
+using FlvGlue = std::array<uint8_t, kFlvPreviousTagSize + kFlvTagHeaderSize>;
+// The iovecs of a batch of FLV tags (2n+1 for n tags); they point into the
+// messages, their framing slots and *glue. Returns how many.
+size_t build_flv_iovecs(const std::vector<LiveMessagePtr>& msgs, std::vector<struct iovec>* iov,
+                        std::vector<FlvGlue>* glue);
 
 class HttpFlvHandler : public HttpHandler {
   public:

@@ -14,7 +14,7 @@ LiveConsumer::~LiveConsumer() {
 
 // Metadata and sequence headers lead a new player's queue with the stream's
 // first timestamps; only media frames measure how far behind the player is.
-static bool measures_lag(const LiveMessage& m) { return m.type() != 18 && !m.is_sequence_header(); }
+static bool measures_lag(const LiveMessage& m) { return !m.is_data() && !m.is_sequence_header(); }
 
 // Called for every message to every player: it reads two cached timestamps
 // instead of touching the queued messages (3000 players spent 6% of the CPU

@@ -59,7 +59,6 @@ class LiveConsumer {
     void set_paused(bool paused) { paused_ = paused; }
     bool paused() const { return paused_; }
     uint64_t dropped() const { return dropped_; }
-    LiveSource* source() const { return source_; }
     const ConsumerOptions& options() const { return options_; }
 
   private:

@@ -1,50 +1,46 @@
 // A message of a live stream as the source shares it with every consumer.
 //
-// The publisher's payload is read once (SharedBytes). Per-protocol framing is
-// built on first use and cached on the message, so a thousand RTMP players
-// of one stream cost one header build and then only writev calls; an RTMP
-// player whose chunk size or stream id differs builds its own.
+// The publisher's payload is read once (SharedBytes). The message is
+// protocol-neutral: a kind (audio, video, data), a timestamp and the payload
+// as an FLV tag body. Each protocol that sends it caches its framing in its
+// own slot (message_framing.hpp), built on first use, so a thousand RTMP
+// players of one stream cost one header build and then only writev calls.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "app/live/message_framing.hpp"
 #include "core/shared_buffer.hpp"
 
 namespace srs {
 
+enum class LiveMessageKind : uint8_t {
+    kAudio,
+    kVideo,
+    kData,  // onMetaData as players get it (AMF0)
+};
+
 class LiveMessage {
   public:
-    static LiveMessage* create(uint8_t type, uint32_t timestamp, SharedBytes payload) {
-        return new LiveMessage(type, timestamp, std::move(payload));
+    static LiveMessage* create(LiveMessageKind kind, uint32_t timestamp, SharedBytes payload) {
+        return new LiveMessage(kind, timestamp, std::move(payload));
     }
 
-    uint8_t type() const { return type_; }          // 8 audio, 9 video, 18 data
+    LiveMessageKind kind() const { return kind_; }
     uint32_t timestamp() const { return timestamp_; }  // ms, after the source's jitter correction
     const SharedBytes& payload() const { return payload_; }
     size_t size() const { return payload_.size(); }
-    bool is_audio() const { return type_ == 8; }
-    bool is_video() const { return type_ == 9; }
+    bool is_audio() const { return kind_ == LiveMessageKind::kAudio; }
+    bool is_video() const { return kind_ == LiveMessageKind::kVideo; }
+    bool is_data() const { return kind_ == LiveMessageKind::kData; }
     bool is_keyframe() const { return keyframe_; }
     bool is_sequence_header() const { return sequence_header_; }
     void set_keyframe(bool v) { keyframe_ = v; }
     void set_sequence_header(bool v) { sequence_header_ = v; }
 
-    // The cached RTMP chunk headers for one (chunk size, stream id).
-    struct RtmpFraming {
-        uint32_t chunk_size = 0;
-        uint32_t stream_id = 0;
-        std::string first;         // type-0 header of the first chunk
-        std::string continuation;  // type-3 header before each further chunk
-    };
-    RtmpFraming& rtmp_framing() { return rtmp_; }
-    // The cached FLV tag header (11 bytes) and PreviousTagSize (4 bytes).
-    bool has_flv_framing() const { return flv_ready_; }
-    const uint8_t* flv_tag_header() const { return flv_header_; }
-    const uint8_t* flv_previous_size() const { return flv_trailer_; }
-    uint8_t* mutable_flv_tag_header() { return flv_header_; }
-    uint8_t* mutable_flv_previous_size() { return flv_trailer_; }
-    void set_flv_ready() { flv_ready_ = true; }
+    // The framing cache of the protocol registered as id.
+    FramingSlot& framing(FramingSlotId id) { return framing_[id]; }
 
     void ref() { refs_++; }
     void unref() {
@@ -52,20 +48,17 @@ class LiveMessage {
     }
 
   private:
-    LiveMessage(uint8_t type, uint32_t timestamp, SharedBytes payload)
-        : type_(type), timestamp_(timestamp), payload_(std::move(payload)) {}
+    LiveMessage(LiveMessageKind kind, uint32_t timestamp, SharedBytes payload)
+        : kind_(kind), timestamp_(timestamp), payload_(std::move(payload)) {}
     ~LiveMessage() = default;
 
-    uint8_t type_;
+    LiveMessageKind kind_;
     bool keyframe_ = false;
     bool sequence_header_ = false;
-    bool flv_ready_ = false;
     uint32_t timestamp_;
     int refs_ = 1;
     SharedBytes payload_;
-    RtmpFraming rtmp_;
-    uint8_t flv_header_[11];
-    uint8_t flv_trailer_[4];
+    FramingSlot framing_[kMaxFramingSlots];
 };
 
 // Owning reference to a LiveMessage.

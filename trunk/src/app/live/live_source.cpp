@@ -91,7 +91,7 @@ void LiveSource::on_unpublish() {
 
 Error LiveSource::on_metadata(SharedBytes body) {
     recv_bytes_ += body.size();
-    LiveMessagePtr msg(LiveMessage::create(18, 0, std::move(body)));
+    LiveMessagePtr msg(LiveMessage::create(LiveMessageKind::kData, 0, std::move(body)));
     metadata_ = msg;
     fan_out(msg);
     return Error();
@@ -105,7 +105,8 @@ Error LiveSource::on_audio(uint32_t timestamp, SharedBytes payload) {
         return SRS_WRAP(err, "audio of %s", url().c_str());
     }
     carries_audio_ = true;
-    LiveMessagePtr msg(LiveMessage::create(8, jitter_.correct(timestamp, options_.jitter, false), std::move(payload)));
+    uint32_t ts = jitter_.correct(timestamp, options_.jitter, false);
+    LiveMessagePtr msg(LiveMessage::create(LiveMessageKind::kAudio, ts, std::move(payload)));
     if (info.sequence_header) {
         msg->set_sequence_header(true);
         if (info.codec == AudioCodec::kAAC) {
@@ -139,7 +140,8 @@ Error LiveSource::on_video(uint32_t timestamp, SharedBytes payload) {
         return SRS_WRAP(err, "video of %s", url().c_str());
     }
     carries_video_ = true;
-    LiveMessagePtr msg(LiveMessage::create(9, jitter_.correct(timestamp, options_.jitter, true), std::move(payload)));
+    uint32_t ts = jitter_.correct(timestamp, options_.jitter, true);
+    LiveMessagePtr msg(LiveMessage::create(LiveMessageKind::kVideo, ts, std::move(payload)));
     msg->set_keyframe(info.keyframe);
     if (info.sequence_header) {
         msg->set_sequence_header(true);

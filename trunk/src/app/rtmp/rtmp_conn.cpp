@@ -2,11 +2,6 @@
 
 #include <unistd.h>
 
-#include <memory>
-
-#include "app/live/live_consumer.hpp"
-#include "app/live/live_source.hpp"
-#include "app/rtmp/rtmp_media_sender.hpp"
 #include "core/log.hpp"
 #include "core/version.hpp"
 #include "io/runtime.hpp"
@@ -36,9 +31,9 @@ std::string RtmpServerConnection::resolve_vhost(const std::string& host) const {
     return config->has_vhost(host) ? host : kDefaultVhost;
 }
 
-void RtmpServerConnection::update_info(const std::string& type) {
+void RtmpServerConnection::update_info(ClientKind kind) {
     ClientInfo& i = info();
-    i.type = type;
+    i.kind = kind;
     i.vhost = req_.vhost;
     i.app = req_.app;
     i.stream = req_.stream;
@@ -73,7 +68,7 @@ Error RtmpServerConnection::connect_app() {
     req_.vhost = resolve_vhost(req_.vhost);
     info().page_url = connect.page_url;
     info().swf_url = connect.swf_url;
-    update_info("");
+    update_info(ClientKind::kUnknown);
     std::shared_ptr<const Config> config = ctx_->config();
     if (!config->get(req_.vhost, keys::vhost_enabled)) {
         transport_.send_command(build_connect_rejected(connect.transaction_id, "vhost disabled"), 0,

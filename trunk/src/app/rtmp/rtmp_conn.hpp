@@ -21,11 +21,14 @@ class RtmpServerConnection : public Connection {
     ~RtmpServerConnection() override;
 
     const RtmpRequestInfo& request() const { return req_; }
+    // RTMP carries only streams: listed from the first byte, as SRS does.
+    bool listed() const override { return true; }
 
   protected:
     Error serve() override;
 
   private:
+    friend class RtmpPlayWriter;
     Error connect_app();
     Error identify_client(uint32_t stream_id);
     std::string resolve_vhost(const std::string& host) const;
@@ -40,13 +43,13 @@ class RtmpServerConnection : public Connection {
     int merged_read_ms() const;
 
     Error play(const std::string& stream_name);
-    Error play_loop(LiveSource* source, LiveConsumer* consumer);
+    Error play_loop(LiveConsumer* consumer);
     Error on_play_control(RtmpMessage& msg, LiveConsumer* consumer, bool* done);
 
     LiveContext* ctx_;
     RtmpTransport transport_;
     RtmpRequestInfo req_;
-    void update_info(const std::string& type);
+    void update_info(ClientKind kind);
     double object_encoding_ = 0;
     uint32_t stream_id_ = 1;
 };

@@ -1,19 +1,73 @@
 // The playing side of an RTMP connection.
 #include <memory>
 
+#include "app/live/consumer_options.hpp"
 #include "app/live/live_consumer.hpp"
 #include "app/live/live_source.hpp"
+#include "app/live/player_pump.hpp"
 #include "app/rtmp/rtmp_conn.hpp"
 #include "app/rtmp/rtmp_media_sender.hpp"
 #include "core/log.hpp"
 
 namespace srs {
 
-// How many messages one send takes from the queue at most.
-static const size_t kMaxMessagesPerSend = 512;
-// Longest wait for media before the player looks at its socket again
-// (pause, closeStream, a peer that left).
-static const utime_t kPlayIdleWaitUs = 500 * kUsPerMs;
+// An RTMP player as the live pump sees it: batches leave as chunks through
+// the shared headers (RtmpMediaSender); pause, closeStream and acks come in
+// between; unpublish and republish are announced with onStatus.
+class RtmpPlayWriter : public PlayerWriter {
+  public:
+    explicit RtmpPlayWriter(RtmpServerConnection* conn)
+        : conn_(conn), sender_(conn->socket(), conn->stream_id_) {
+        sender_.set_chunk_size(conn->transport_.protocol().out_chunk_size());
+    }
+
+    Error pull() override { return conn_->pull(); }
+
+    Error poll_control(LiveConsumer* consumer, bool* done) override {
+        incoming_.clear();
+        if (Error err = conn_->transport_.poll_messages(&incoming_); !err.ok()) return SRS_WRAP(err, "play control");
+        for (auto& m : incoming_) {
+            if (Error err = conn_->on_play_control(m, consumer, done); !err.ok() || *done) return err;
+        }
+        return Error();
+    }
+
+    Error on_unpublish(bool* done) override {
+        *done = false;
+        const RtmpRequestInfo& req = conn_->req_;
+        if (Error err = conn_->send_on_stream(build_play_unpublish_notify(req.stream, conn_->cid())); !err.ok()) {
+            return SRS_WRAP(err, "unpublish notify");
+        }
+        return Error();
+    }
+
+    Error on_republish() override {
+        const RtmpRequestInfo& req = conn_->req_;
+        if (Error err = conn_->send_on_stream(build_play_publish_notify(req.stream, conn_->cid())); !err.ok()) {
+            return SRS_WRAP(err, "publish notify");
+        }
+        return Error();
+    }
+
+    Error write(const std::vector<LiveMessagePtr>& msgs) override {
+        if (Error err = sender_.send(msgs); !err.ok()) return SRS_WRAP(err, "play %s", conn_->req_.stream_url().c_str());
+        return Error();
+    }
+
+    // Nagle was off while the player joined (see play()); tcp_nodelay
+    // decides from now on.
+    void on_joined() override {
+        if (conn_->ctx_->config()->get(conn_->req_.vhost, keys::vhost_tcp_nodelay)) return;
+        if (Error err = conn_->socket()->set_nodelay(false); !err.ok()) srs_warn("%s", err.summary().c_str());
+    }
+
+    uint64_t bytes_sent() const override { return conn_->socket()->send_bytes(); }
+
+  private:
+    RtmpServerConnection* conn_;
+    RtmpMediaSender sender_;
+    std::vector<RtmpMessage> incoming_;
+};
 
 Error RtmpServerConnection::play(const std::string& stream_name) {
     if (Error err = discover_rtmp_request(req_.tc_url(), stream_name, &req_); !err.ok()) {
@@ -21,15 +75,9 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
     }
     req_.vhost = resolve_vhost(req_.vhost);
     if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "play without a stream name");
-    update_info("rtmp-play");
+    update_info(ClientKind::kRtmpPlay);
 
-    std::shared_ptr<const Config> config = ctx_->config();
-    ConsumerOptions options;
-    options.queue_length_us = config->get(req_.vhost, keys::vhost_play_queue_length) * kUsPerSecond;
-    options.realtime = config->get(req_.vhost, keys::vhost_min_latency);
-    options.mw_latency_us = config->get(req_.vhost, keys::vhost_play_mw_latency) * kUsPerMs;
-    options.mw_msgs = static_cast<int>(config->get(req_.vhost, keys::vhost_play_mw_msgs));
-    if (options.realtime && !config->is_set(req_.vhost, keys::vhost_play_mw_msgs)) options.mw_msgs = 0;
+    ConsumerOptions options = consumer_options(*ctx_->config(), req_.vhost);
     // No Nagle while the player joins: the play reply and the first media
     // batch right behind it would otherwise wait for the player's delayed
     // ACK (~40 ms of time to first frame). tcp_nodelay decides afterwards.
@@ -61,73 +109,14 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
               req_.vhost.c_str(), req_.stream_url().c_str(), req_.param.c_str(),
               (int)(options.mw_latency_us / kUsPerMs), options.mw_msgs, options.realtime,
               (int)(options.queue_length_us / kUsPerSecond), source->publishing());
-    return play_loop(source, consumer.get());
+    return play_loop(consumer.get());
 }
 
-Error RtmpServerConnection::play_loop(LiveSource* source, LiveConsumer* consumer) {
-    (void)source;
-    RtmpMediaSender sender(socket(), stream_id_);
-    sender.set_chunk_size(transport_.protocol().out_chunk_size());
-    const ConsumerOptions& options = consumer->options();
-    utime_t wait_us = options.realtime ? kPlayIdleWaitUs : std::min(options.mw_latency_us, kPlayIdleWaitUs);
-    if (wait_us <= 0) wait_us = kPlayIdleWaitUs;
-    utime_t pithy_us = ctx_->config()->get(keys::pithy_print_ms) * kUsPerMs;
-
-    std::vector<LiveMessagePtr> msgs;
-    std::vector<RtmpMessage> incoming;
-    utime_t start = monotonic_us();
-    utime_t last_print = start;
-    uint64_t last_out = socket()->send_bytes();
-    bool joining = true;  // until the first media batch left
-    while (true) {
-        if (Error err = pull(); !err.ok()) return err;
-
-        // Control from the player: pause, closeStream, acks (handled inside).
-        incoming.clear();
-        if (Error err = transport_.poll_messages(&incoming); !err.ok()) return SRS_WRAP(err, "play control");
-        for (auto& m : incoming) {
-            bool done = false;
-            if (Error err = on_play_control(m, consumer, &done); !err.ok()) return err;
-            if (done) return Error();
-        }
-
-        if (consumer->take_unpublished()) {
-            if (Error err = send_on_stream(build_play_unpublish_notify(req_.stream, cid()));
-                !err.ok()) {
-                return SRS_WRAP(err, "unpublish notify");
-            }
-        }
-        if (consumer->take_republished()) {
-            if (Error err = send_on_stream(build_play_publish_notify(req_.stream, cid()));
-                !err.ok()) {
-                return SRS_WRAP(err, "publish notify");
-            }
-        }
-
-        consumer->wait(wait_us);
-        if (consumer->paused()) continue;
-        msgs.clear();
-        consumer->dump(&msgs, kMaxMessagesPerSend);
-        if (!msgs.empty()) {
-            if (Error err = sender.send(msgs); !err.ok()) return SRS_WRAP(err, "play %s", req_.stream_url().c_str());
-            if (joining && !ctx_->config()->get(req_.vhost, keys::vhost_tcp_nodelay)) {
-                if (Error err = socket()->set_nodelay(false); !err.ok()) srs_warn("%s", err.summary().c_str());
-            }
-            joining = false;
-        }
-
-        utime_t now = monotonic_us();
-        if (now - last_print >= pithy_us) {
-            uint64_t out = socket()->send_bytes();
-            int okbps = (int)((out - last_out) * 8 * 1000 / (uint64_t)(now - last_print));
-            srs_trace("-> PLA time=%d ms, msgs=%llu, okbps=%d, ikbps=0, queue=%zu, dropped=%llu, mw=%d/%d, stream=%s",
-                      (int)((now - start) / kUsPerMs), (unsigned long long)sender.messages_sent(), okbps,
-                      consumer->size(), (unsigned long long)consumer->dropped(),
-                      (int)(options.mw_latency_us / kUsPerMs), options.mw_msgs, req_.stream_url().c_str());
-            last_print = now;
-            last_out = out;
-        }
-    }
+Error RtmpServerConnection::play_loop(LiveConsumer* consumer) {
+    RtmpPlayWriter writer(this);
+    PlayerPump pump(consumer, &writer);
+    pump.set_pithy_print("PLA", req_.stream_url(), ctx_->config()->get(keys::pithy_print_ms) * kUsPerMs);
+    return pump.run();
 }
 
 Error RtmpServerConnection::on_play_control(RtmpMessage& msg, LiveConsumer* consumer, bool* done) {

@@ -31,7 +31,7 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     }
     req_.vhost = resolve_vhost(req_.vhost);
     if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "publish without a stream name");
-    update_info(fmle ? "fmle-publish" : "flash-publish");
+    update_info(fmle ? ClientKind::kFmlePublish : ClientKind::kFlashPublish);
 
     LiveSource* source = ctx_->sources().fetch_or_create(req_.vhost, req_.app, req_.stream);
     if (source->publishing()) {
@@ -59,7 +59,7 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
         !err.ok()) {
         return SRS_WRAP(err, "publish start");
     }
-    srs_trace("RTMP %s %s%s, param=%s", info().type.c_str(), req_.vhost.c_str(), req_.stream_url().c_str(),
+    srs_trace("RTMP %s %s%s, param=%s", client_kind_name(info().kind), req_.vhost.c_str(), req_.stream_url().c_str(),
               req_.param.c_str());
     return publish_loop(source);
 }

@@ -2,6 +2,9 @@
 
 #include <limits.h>
 
+#include <cstring>
+#include <string>
+
 #include "protocol/rtmp/rtmp_chunk.hpp"
 #include "protocol/rtmp/rtmp_message.hpp"
 
@@ -13,36 +16,66 @@ namespace srs {
 
 RtmpMediaSender::RtmpMediaSender(TcpConn* sock, uint32_t stream_id) : sock_(sock), stream_id_(stream_id) {}
 
-static uint32_t chunk_stream_of(const LiveMessage* msg) {
-    if (msg->is_video()) return kRtmpCidVideo;
-    if (msg->is_audio()) return kRtmpCidAudio;
+FramingSlotId rtmp_framing_slot() {
+    static const FramingSlotId id = register_framing_slot("rtmp");
+    return id;
+}
+
+uint8_t rtmp_message_type_of(const LiveMessage& msg) {
+    switch (msg.kind()) {
+        case LiveMessageKind::kAudio:
+            return kRtmpAudio;
+        case LiveMessageKind::kVideo:
+            return kRtmpVideo;
+        case LiveMessageKind::kData:
+        default:
+            return kRtmpAmf0Data;
+    }
+}
+
+static uint32_t chunk_stream_of(const LiveMessage& msg) {
+    if (msg.is_video()) return kRtmpCidVideo;
+    if (msg.is_audio()) return kRtmpCidAudio;
     return kRtmpCidOverStream;
 }
 
-static void build_framing(LiveMessage* msg, uint32_t chunk_size, uint32_t stream_id,
-                          LiveMessage::RtmpFraming* out) {
-    RtmpMessage header;
-    header.type = msg->type();
-    header.timestamp = msg->timestamp();
-    header.stream_id = stream_id;
-    header.cs_id = chunk_stream_of(msg);
-    header.payload = msg->payload();
-    out->chunk_size = chunk_size;
-    out->stream_id = stream_id;
-    out->first.clear();
-    out->continuation.clear();
-    RtmpChunkEncoder::encode_headers(header, chunk_size, &out->first, &out->continuation);
+static uint64_t rtmp_framing_key(uint32_t chunk_size, uint32_t stream_id) {
+    return static_cast<uint64_t>(chunk_size) << 32 | stream_id;
 }
 
-const LiveMessage::RtmpFraming& RtmpMediaSender::framing_of(LiveMessage* msg, size_t index) {
-    LiveMessage::RtmpFraming& cached = msg->rtmp_framing();
-    if (cached.chunk_size == 0) {
-        // First player to send this message: build the headers for everyone.
-        build_framing(msg, chunk_size_, stream_id_, &cached);
-    }
-    if (cached.chunk_size == chunk_size_ && cached.stream_id == stream_id_) return cached;
-    build_framing(msg, chunk_size_, stream_id_, &scratch_[index]);
-    return scratch_[index];
+// Slot layout: [size of the first header][first header][continuation header].
+void build_rtmp_framing(const LiveMessage& msg, uint32_t chunk_size, uint32_t stream_id, FramingSlot* slot) {
+    RtmpMessage header;
+    header.type = rtmp_message_type_of(msg);
+    header.timestamp = msg.timestamp();
+    header.stream_id = stream_id;
+    header.cs_id = chunk_stream_of(msg);
+    header.payload = msg.payload();
+    std::string first, continuation;  // short: within the strings' inline buffers
+    RtmpChunkEncoder::encode_headers(header, chunk_size, &first, &continuation);
+    uint8_t* p = slot->fill(rtmp_framing_key(chunk_size, stream_id), 1 + first.size() + continuation.size());
+    p[0] = static_cast<uint8_t>(first.size());
+    memcpy(p + 1, first.data(), first.size());
+    memcpy(p + 1 + first.size(), continuation.data(), continuation.size());
+}
+
+RtmpChunkHeaders rtmp_headers_in(const FramingSlot& slot) {
+    RtmpChunkHeaders h;
+    const uint8_t* p = slot.bytes();
+    h.first = p + 1;
+    h.first_size = p[0];
+    h.continuation = h.first + h.first_size;
+    h.continuation_size = slot.size() - 1 - h.first_size;
+    return h;
+}
+
+RtmpChunkHeaders RtmpMediaSender::framing_of(LiveMessage* msg, size_t index) {
+    FramingSlot& cached = msg->framing(rtmp_framing_slot());
+    // The first player to send this message builds the headers for everyone.
+    if (cached.empty()) build_rtmp_framing(*msg, chunk_size_, stream_id_, &cached);
+    if (cached.holds(rtmp_framing_key(chunk_size_, stream_id_))) return rtmp_headers_in(cached);
+    build_rtmp_framing(*msg, chunk_size_, stream_id_, &scratch_[index]);
+    return rtmp_headers_in(scratch_[index]);
 }
 
 Error RtmpMediaSender::flush_iovecs() {
@@ -54,11 +87,11 @@ Error RtmpMediaSender::flush_iovecs() {
 
 Error RtmpMediaSender::send(const std::vector<LiveMessagePtr>& msgs) {
     iov_used_ = 0;
-    // Sized before the loop: iovecs point into these strings until writev.
+    // Sized before the loop: iovecs point into these slots until writev.
     if (scratch_.size() < msgs.size()) scratch_.resize(msgs.size());
     for (size_t i = 0; i < msgs.size(); i++) {
         LiveMessage* msg = msgs[i].get();
-        const LiveMessage::RtmpFraming& f = framing_of(msg, i);
+        RtmpChunkHeaders h = framing_of(msg, i);
         size_t needed = RtmpChunkEncoder::chunk_count(msg->size(), chunk_size_) * 2;
         if (iov_used_ + needed > static_cast<size_t>(IOV_MAX)) {
             if (Error err = flush_iovecs(); !err.ok()) return SRS_WRAP(err, "send messages");
@@ -66,9 +99,9 @@ Error RtmpMediaSender::send(const std::vector<LiveMessagePtr>& msgs) {
         // iov_ only grows (its size is a high-water mark): no per-batch
         // zero-filling of iovecs that fill_iovecs overwrites anyway.
         if (iov_.size() < iov_used_ + needed) iov_.resize(iov_used_ + needed);
-        iov_used_ += RtmpChunkEncoder::fill_iovecs(f.first, f.continuation, msg->payload().data(), msg->size(),
-                                                   chunk_size_, &iov_[iov_used_], needed);
-        messages_++;
+        iov_used_ += RtmpChunkEncoder::fill_iovecs(h.first, h.first_size, h.continuation, h.continuation_size,
+                                                   msg->payload().data(), msg->size(), chunk_size_, &iov_[iov_used_],
+                                                   needed);
     }
     if (Error err = flush_iovecs(); !err.ok()) return SRS_WRAP(err, "send messages");
     return Error();

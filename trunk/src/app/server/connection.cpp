@@ -4,8 +4,8 @@
 
 namespace srs {
 
-Connection::Connection(ConnectionManager* manager, TcpConn* sock, std::string kind)
-    : manager_(manager), sock_(sock), kind_(std::move(kind)), coroutine_(kind_, this), start_us_(monotonic_us()) {}
+Connection::Connection(ConnectionManager* manager, TcpConn* sock, std::string protocol)
+    : manager_(manager), sock_(sock), protocol_(std::move(protocol)), coroutine_(protocol_, this) {}
 
 Connection::~Connection() { coroutine_.stop(); }
 
@@ -14,25 +14,26 @@ Error Connection::start() { return coroutine_.start(); }
 void Connection::expire() { coroutine_.interrupt(); }
 
 Error Connection::cycle() {
-    srs_trace("%s client %s accepted, fd=%d", kind_.c_str(), peer().to_string().c_str(), sock_->fd());
+    srs_trace("%s client %s accepted, fd=%d", protocol_.c_str(), peer().to_string().c_str(), sock_->fd());
     Error err = serve();
     int code = err.code();
+    bool failed = false;
     if (err.ok()) {
-        srs_trace("%s client %s done", kind_.c_str(), peer().to_string().c_str());
+        srs_trace("%s client %s done", protocol_.c_str(), peer().to_string().c_str());
     } else if (code == kErrorSocketClosed || code == kErrorThreadInterrupted) {
         // Expected ends: the peer left, or we were asked to stop.
-        srs_trace("%s client %s closed: %s", kind_.c_str(), peer().to_string().c_str(), err.summary().c_str());
+        srs_trace("%s client %s closed: %s", protocol_.c_str(), peer().to_string().c_str(), err.summary().c_str());
     } else {
-        failed_ = true;
-        srs_warn("%s client %s failed: %s", kind_.c_str(), peer().to_string().c_str(), err.describe().c_str());
+        failed = true;
+        srs_warn("%s client %s failed: %s", protocol_.c_str(), peer().to_string().c_str(), err.describe().c_str());
     }
     // Release the socket now; the object itself is freed by the disposer.
     sock_->close();
-    manager_->on_finished(this);
+    manager_->on_finished(this, failed);
     return Error();
 }
 
-ConnectionManager::ConnectionManager() : disposer_("disposer", this) {}
+ConnectionManager::ConnectionManager(ClientRegistry* clients) : clients_(clients), disposer_("disposer", this) {}
 
 ConnectionManager::~ConnectionManager() { stop(); }
 
@@ -44,6 +45,7 @@ void ConnectionManager::stop() {
     while (!live_.empty()) {
         Connection* conn = live_.begin()->second;
         live_.erase(live_.begin());
+        clients_->remove(conn, false);
         delete conn;  // joins its coroutine
     }
     disposer_.stop();
@@ -52,40 +54,26 @@ void ConnectionManager::stop() {
 
 Error ConnectionManager::add(Connection* conn) {
     live_[conn->cid()] = conn;
-    total_++;
+    clients_->add(conn);
     if (Error err = conn->start(); !err.ok()) {
         live_.erase(conn->cid());
+        clients_->remove(conn, true);
         delete conn;
         return SRS_WRAP(err, "start connection");
     }
     return Error();
 }
 
-Connection* ConnectionManager::find(const std::string& cid) const {
-    auto it = live_.find(cid);
-    return it == live_.end() ? nullptr : it->second;
-}
-
-std::vector<Connection*> ConnectionManager::connections() const {
-    std::vector<Connection*> out;
-    out.reserve(live_.size());
-    for (auto& kv : live_) out.push_back(kv.second);
-    return out;
-}
-
 void ConnectionManager::expire_all() {
     for (auto& kv : live_) kv.second->expire();
 }
 
-void ConnectionManager::on_finished(Connection* conn) {
+void ConnectionManager::on_finished(Connection* conn, bool failed) {
+    clients_->remove(conn, failed);
     auto it = live_.find(conn->cid());
     // stop() may already have taken it out and is deleting it.
     if (it == live_.end() || it->second != conn) return;
     live_.erase(it);
-    if (!conn->info().type.empty()) finished_.clients++;
-    if (conn->is_stream_client() && conn->failed()) finished_.client_errors++;
-    finished_.recv_bytes += conn->socket()->recv_bytes();
-    finished_.send_bytes += conn->socket()->send_bytes();
     zombies_.push_back(conn);
     zombie_cond_.signal();
 }

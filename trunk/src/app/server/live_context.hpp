@@ -2,13 +2,13 @@
 // sources. config() is a snapshot: a reload swaps in a new Config and leaves
 // the old one alive for whoever still holds it, so code that keeps a config
 // across a blocking call or a reload keeps its snapshot (and sees the values
-// it started with), never a reference.
+// it started with), never a reference. Also the clients.
 #pragma once
 
 #include <memory>
 
 #include "app/config/config.hpp"
-#include "app/server/connection.hpp"
+#include "app/server/client.hpp"
 #include "app/stats/proc_sampler.hpp"
 #include "app/live/source_manager.hpp"
 
@@ -19,7 +19,8 @@ class LiveContext {
     virtual ~LiveContext() = default;
     virtual std::shared_ptr<const Config> config() const = 0;
     virtual SourceManager& sources() = 0;
-    virtual ConnectionManager& connections() = 0;
+    // Every client (RTMP, HTTP and API connections, WebRTC sessions).
+    virtual ClientRegistry& clients() = 0;
     // Reloads the conf file (SIGHUP, the raw API).
     virtual Error reload() = 0;
     // When the server started (wall clock, for the API).

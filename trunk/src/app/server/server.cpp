@@ -15,6 +15,7 @@ namespace srs {
 Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
     : config_(std::move(config)),
       conf_path_(std::move(conf_path)),
+      connections_(&clients_),
       parent_pid_(getppid()),
       start_wall_us_(wall_us()) {}
 
@@ -126,7 +127,7 @@ void Server::close_listeners() {
 void Server::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
     std::unique_ptr<TcpConn> sock(conn);
     size_t limit = static_cast<size_t>(config_->get(keys::max_connections));
-    if (connections_.size() >= limit) {
+    if (clients_.size() >= limit) {
         srs_warn("drop %s client %s: max_connections=%zu reached", acceptor->kind().c_str(),
                  sock->peer().to_string().c_str(), limit);
         return;  // closes the socket
@@ -241,7 +242,7 @@ void Server::sample_stats() {
     udp_prev_ = snmp;
     last_udp_check_us_ = now;
     for (LiveSource* s : sources_.sources()) s->sample_kbps(now);
-    for (Connection* c : connections_.connections()) c->sample_kbps(now);
+    clients_.sample_kbps(now);
 }
 
 void Server::check_parent() {

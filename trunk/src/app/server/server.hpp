@@ -39,7 +39,7 @@ class Server : public TcpClientHandler, public LiveContext {
 
     std::shared_ptr<const Config> config() const override { return config_; }
     SourceManager& sources() override { return sources_; }
-    ConnectionManager& connections() override { return connections_; }
+    ClientRegistry& clients() override { return clients_; }
     utime_t start_wall_us() const override { return start_wall_us_; }
     const ProcStatsSampler& proc_stats() const override { return proc_stats_; }
 
@@ -77,6 +77,8 @@ class Server : public TcpClientHandler, public LiveContext {
     // Declared before the connections: connections hold sources, so they
     // are stopped first (members are destroyed in reverse order).
     SourceManager sources_;
+    // Outlives the connection manager, which registers its connections.
+    ClientRegistry clients_;
     ConnectionManager connections_;
     SignalPipe signals_;
     QuitMode quit_ = QuitMode::kNone;

@@ -291,15 +291,23 @@ size_t RtmpChunkEncoder::chunk_count(size_t payload_size, uint32_t chunk_size) {
 
 size_t RtmpChunkEncoder::fill_iovecs(const std::string& first, const std::string& cont, const uint8_t* payload,
                                      size_t size, uint32_t chunk_size, struct iovec* iov, size_t max_iov) {
+    return fill_iovecs(reinterpret_cast<const uint8_t*>(first.data()), first.size(),
+                       reinterpret_cast<const uint8_t*>(cont.data()), cont.size(), payload, size, chunk_size, iov,
+                       max_iov);
+}
+
+size_t RtmpChunkEncoder::fill_iovecs(const uint8_t* first, size_t first_size, const uint8_t* cont, size_t cont_size,
+                                     const uint8_t* payload, size_t size, uint32_t chunk_size, struct iovec* iov,
+                                     size_t max_iov) {
     const size_t need = size == 0 ? 1 : 2 * chunk_count(size, chunk_size);
     if (need > max_iov) return 0;
-    iov[0].iov_base = const_cast<char*>(first.data());
-    iov[0].iov_len = first.size();
+    iov[0].iov_base = const_cast<uint8_t*>(first);
+    iov[0].iov_len = first_size;
     size_t n = 1;
     for (size_t off = 0; off < size; off += chunk_size) {
         if (off > 0) {
-            iov[n].iov_base = const_cast<char*>(cont.data());
-            iov[n].iov_len = cont.size();
+            iov[n].iov_base = const_cast<uint8_t*>(cont);
+            iov[n].iov_len = cont_size;
             n++;
         }
         iov[n].iov_base = const_cast<uint8_t*>(payload + off);

@@ -118,6 +118,10 @@ class RtmpChunkEncoder {
     // cont and payload, which must outlive them.
     static size_t fill_iovecs(const std::string& first, const std::string& cont, const uint8_t* payload, size_t size,
                               uint32_t chunk_size, struct iovec* iov, size_t max_iov);
+    // The same with the headers as bytes (headers cached outside a string).
+    static size_t fill_iovecs(const uint8_t* first, size_t first_size, const uint8_t* cont, size_t cont_size,
+                              const uint8_t* payload, size_t size, uint32_t chunk_size, struct iovec* iov,
+                              size_t max_iov);
     // Appends the whole chunked message to *out (commands, control messages).
     static void encode_message(const RtmpMessage& msg, uint32_t chunk_size, std::string* out);
     // Appends a basic header (1, 2 or 3 bytes) for fmt 0..3 and cs_id 2..65599.

@@ -27,7 +27,7 @@ class FakeContext : public LiveContext {
     explicit FakeContext(const std::string& conf) : config_(load(conf)) {}
     std::shared_ptr<const Config> config() const override { return config_; }
     SourceManager& sources() override { return sources_; }
-    ConnectionManager& connections() override { return connections_; }
+    ClientRegistry& clients() override { return clients_; }
     Error reload() override { return Error(); }
     utime_t start_wall_us() const override { return 0; }
     const ProcStatsSampler& proc_stats() const override { return stats_; }
@@ -36,7 +36,7 @@ class FakeContext : public LiveContext {
   private:
     std::shared_ptr<const Config> config_;
     SourceManager sources_;
-    ConnectionManager connections_;
+    ClientRegistry clients_;
     ProcStatsSampler stats_;
 };
 

@@ -84,3 +84,52 @@ TEST(AppHttpFlvTracks, SourceTellsWhatThisPublishCarries) {
     ASSERT_TRUE(source.on_publish("pub2", SourceOptions()).ok());
     EXPECT_FALSE(source.carries_audio());
 }
+
+namespace {
+
+LiveMessagePtr flv_msg(LiveMessageKind kind, uint32_t ts, const std::string& body) {
+    return LiveMessagePtr(LiveMessage::create(kind, ts, SharedBytes::copy_of(body.data(), body.size())));
+}
+
+// One FLV tag as FlvWriter lays it out: header, body, PreviousTagSize.
+std::string flv_tag(uint8_t type, uint32_t ts, const std::string& body) {
+    uint8_t h[kFlvTagHeaderSize], p[kFlvPreviousTagSize];
+    FlvWriter::write_tag_header(h, type, ts, static_cast<uint32_t>(body.size()));
+    FlvWriter::write_previous_tag_size(p, static_cast<uint32_t>(kFlvTagHeaderSize + body.size()));
+    return std::string(reinterpret_cast<char*>(h), sizeof(h)) + body + std::string(reinterpret_cast<char*>(p), sizeof(p));
+}
+
+}  // namespace
+
+TEST(AppHttpFlvFraming, TagTypesOfKinds) {
+    EXPECT_EQ(flv_tag_type_of(*flv_msg(LiveMessageKind::kAudio, 0, "a")), kFlvTagAudio);
+    EXPECT_EQ(flv_tag_type_of(*flv_msg(LiveMessageKind::kVideo, 0, "v")), kFlvTagVideo);
+    EXPECT_EQ(flv_tag_type_of(*flv_msg(LiveMessageKind::kData, 0, "d")), kFlvTagScript);
+}
+
+TEST(AppHttpFlvFraming, SlotHoldsTagHeaderAndPreviousSizeOnce) {
+    LiveMessagePtr m = flv_msg(LiveMessageKind::kVideo, 1000, "frame");
+    const uint8_t* f = flv_framing_of(m.get());
+    std::string want = flv_tag(kFlvTagVideo, 1000, "frame");
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(f), kFlvTagHeaderSize), want.substr(0, kFlvTagHeaderSize));
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(f + kFlvTagHeaderSize), kFlvPreviousTagSize),
+              want.substr(want.size() - kFlvPreviousTagSize));
+    EXPECT_EQ(flv_framing_of(m.get()), f);  // cached: the second player reuses it
+    EXPECT_FALSE(m->framing(flv_framing_slot()).empty());
+}
+
+TEST(AppHttpFlvFraming, BatchIsTwoIovecsPerTagPlusOne) {
+    std::vector<LiveMessagePtr> batch = {flv_msg(LiveMessageKind::kData, 0, "meta"),
+                                         flv_msg(LiveMessageKind::kVideo, 0, "key"),
+                                         flv_msg(LiveMessageKind::kAudio, 23, "aac")};
+    std::vector<struct iovec> iov;
+    std::vector<FlvGlue> glue;
+    ASSERT_EQ(build_flv_iovecs(batch, &iov, &glue), 7u);
+    std::string wire;
+    for (const auto& v : iov) wire.append(static_cast<const char*>(v.iov_base), v.iov_len);
+    EXPECT_EQ(wire, flv_tag(kFlvTagScript, 0, "meta") + flv_tag(kFlvTagVideo, 0, "key") +
+                        flv_tag(kFlvTagAudio, 23, "aac"));
+    // One tag: header, body, PreviousTagSize.
+    std::vector<LiveMessagePtr> one = {batch[1]};
+    EXPECT_EQ(build_flv_iovecs(one, &iov, &glue), 3u);
+}

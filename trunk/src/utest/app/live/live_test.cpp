@@ -25,8 +25,10 @@ SharedBytes audio() {
     const uint8_t body[] = {0xaf, 0x01, 0x21, 0x00};
     return SharedBytes::copy_of(body, sizeof(body));
 }
-LiveMessagePtr make(uint8_t type, uint32_t ts, bool key = false, bool sh = false) {
-    LiveMessagePtr m(LiveMessage::create(type, ts, type == 9 ? video(key, sh) : audio()));
+const LiveMessageKind kAudio = LiveMessageKind::kAudio;
+const LiveMessageKind kVideo = LiveMessageKind::kVideo;
+LiveMessagePtr make(LiveMessageKind kind, uint32_t ts, bool key = false, bool sh = false) {
+    LiveMessagePtr m(LiveMessage::create(kind, ts, kind == kVideo ? video(key, sh) : audio()));
     m->set_keyframe(key);
     m->set_sequence_header(sh);
     return m;
@@ -41,13 +43,13 @@ class AppLiveTest : public ::testing::Test {
 
 TEST(AppGopCache, KeepsMessagesFromTheLastKeyframe) {
     GopCache gop;
-    gop.append(make(8, 0));  // audio before any keyframe (video not seen yet: kept)
-    gop.append(make(9, 10, true));
-    gop.append(make(9, 50));
-    gop.append(make(8, 60));
+    gop.append(make(kAudio, 0));  // audio before any keyframe (video not seen yet: kept)
+    gop.append(make(kVideo, 10, true));
+    gop.append(make(kVideo, 50));
+    gop.append(make(kAudio, 60));
     ASSERT_EQ(gop.messages().size(), 3u);  // the keyframe cleared the earlier audio
     EXPECT_TRUE(gop.messages()[0]->is_keyframe());
-    gop.append(make(9, 2010, true));
+    gop.append(make(kVideo, 2010, true));
     ASSERT_EQ(gop.messages().size(), 1u);
     EXPECT_EQ(gop.messages()[0]->timestamp(), 2010u);
 }
@@ -55,16 +57,16 @@ TEST(AppGopCache, KeepsMessagesFromTheLastKeyframe) {
 TEST(AppGopCache, DropsAGopLongerThanTheLimitAndCanBeOff) {
     GopCache gop;
     gop.set_max_frames(3);
-    gop.append(make(9, 0, true));
-    gop.append(make(9, 40));
-    gop.append(make(9, 80));
+    gop.append(make(kVideo, 0, true));
+    gop.append(make(kVideo, 40));
+    gop.append(make(kVideo, 80));
     EXPECT_EQ(gop.messages().size(), 3u);
-    gop.append(make(9, 120));  // 4th frame: over the limit
+    gop.append(make(kVideo, 120));  // 4th frame: over the limit
     EXPECT_TRUE(gop.empty());
-    gop.append(make(9, 160));  // not a keyframe: waits for one
+    gop.append(make(kVideo, 160));  // not a keyframe: waits for one
     EXPECT_TRUE(gop.empty());
     gop.set_enabled(false);
-    gop.append(make(9, 200, true));
+    gop.append(make(kVideo, 200, true));
     EXPECT_TRUE(gop.empty());
 }
 
@@ -108,11 +110,11 @@ TEST_F(AppLiveTest, MergedWriteWaitsForEnoughMessagesAndTime) {
     opts.mw_latency_us = 350 * kUsPerMs;
     opts.mw_msgs = 8;
     LiveConsumer c(nullptr, opts);
-    for (int i = 0; i < 5; i++) c.enqueue(make(8, i * 23));
+    for (int i = 0; i < 5; i++) c.enqueue(make(kAudio, i * 23));
     utime_t t0 = monotonic_us();
     c.wait(30 * kUsPerMs);  // not ready: times out
     EXPECT_GE(monotonic_us() - t0, 25 * kUsPerMs);
-    for (int i = 5; i < 20; i++) c.enqueue(make(8, i * 23));  // 19 * 23 = 437 ms, 20 msgs
+    for (int i = 5; i < 20; i++) c.enqueue(make(kAudio, i * 23));  // 19 * 23 = 437 ms, 20 msgs
     t0 = monotonic_us();
     c.wait(kUsPerSecond);  // ready: returns at once
     EXPECT_LT(monotonic_us() - t0, 10 * kUsPerMs);
@@ -125,7 +127,7 @@ TEST_F(AppLiveTest, RealtimeIsReadyWithOneMessage) {
     ConsumerOptions opts;
     opts.realtime = true;
     LiveConsumer c(nullptr, opts);
-    c.enqueue(make(8, 0));
+    c.enqueue(make(kAudio, 0));
     utime_t t0 = monotonic_us();
     c.wait(kUsPerSecond);
     EXPECT_LT(monotonic_us() - t0, 10 * kUsPerMs);
@@ -135,18 +137,18 @@ TEST_F(AppLiveTest, SlowConsumerShrinksToHeadersAndResumesAtKeyframe) {
     ConsumerOptions opts;
     opts.queue_length_us = 2 * kUsPerSecond;
     LiveConsumer c(nullptr, opts);
-    c.enqueue(make(9, 0, true, true));  // sequence header
-    c.enqueue(make(8, 0, false, true));
-    c.enqueue(make(9, 0, true));
-    for (uint32_t ts = 40; ts <= 2040; ts += 40) c.enqueue(make(9, ts));
+    c.enqueue(make(kVideo, 0, true, true));  // sequence header
+    c.enqueue(make(kAudio, 0, false, true));
+    c.enqueue(make(kVideo, 0, true));
+    for (uint32_t ts = 40; ts <= 2040; ts += 40) c.enqueue(make(kVideo, ts));
     // Over 2 s: cut to the two sequence headers.
     EXPECT_EQ(c.size(), 2u);
     EXPECT_GT(c.dropped(), 0u);
-    c.enqueue(make(9, 2080));  // inter frame: dropped until a keyframe
-    c.enqueue(make(8, 2085));  // audio too
+    c.enqueue(make(kVideo, 2080));  // inter frame: dropped until a keyframe
+    c.enqueue(make(kAudio, 2085));  // audio too
     EXPECT_EQ(c.size(), 2u);
-    c.enqueue(make(9, 2120, true));
-    c.enqueue(make(9, 2160));
+    c.enqueue(make(kVideo, 2120, true));
+    c.enqueue(make(kVideo, 2160));
     EXPECT_EQ(c.size(), 4u);
     std::vector<LiveMessagePtr> out;
     c.dump(&out, 10);

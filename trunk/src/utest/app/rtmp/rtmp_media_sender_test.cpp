@@ -1,0 +1,91 @@
+// RTMP framing of live messages: the chunk headers cached in the message's
+// RTMP slot are the chunk encoder's, for every kind of message.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "app/rtmp/rtmp_media_sender.hpp"
+#include "protocol/rtmp/rtmp_chunk.hpp"
+#include "protocol/rtmp/rtmp_message.hpp"
+
+using namespace srs;
+
+namespace {
+
+LiveMessagePtr msg(LiveMessageKind kind, uint32_t ts, size_t size) {
+    std::string body(size, '\x42');
+    return LiveMessagePtr(LiveMessage::create(kind, ts, SharedBytes::copy_of(body.data(), body.size())));
+}
+
+std::string str(const uint8_t* p, size_t n) { return std::string(reinterpret_cast<const char*>(p), n); }
+
+void expect_encoder_headers(const LiveMessage& m, uint8_t type, uint32_t cs_id, uint32_t chunk_size,
+                            uint32_t stream_id) {
+    FramingSlot slot;
+    build_rtmp_framing(m, chunk_size, stream_id, &slot);
+    RtmpChunkHeaders h = rtmp_headers_in(slot);
+    RtmpMessage want;
+    want.type = type;
+    want.timestamp = m.timestamp();
+    want.stream_id = stream_id;
+    want.cs_id = cs_id;
+    want.payload = m.payload();
+    std::string first, cont;
+    RtmpChunkEncoder::encode_headers(want, chunk_size, &first, &cont);
+    EXPECT_EQ(str(h.first, h.first_size), first);
+    EXPECT_EQ(str(h.continuation, h.continuation_size), cont);
+}
+
+}  // namespace
+
+TEST(AppRtmpFraming, MessageTypesOfKinds) {
+    EXPECT_EQ(rtmp_message_type_of(*msg(LiveMessageKind::kAudio, 0, 1)), kRtmpAudio);
+    EXPECT_EQ(rtmp_message_type_of(*msg(LiveMessageKind::kVideo, 0, 1)), kRtmpVideo);
+    EXPECT_EQ(rtmp_message_type_of(*msg(LiveMessageKind::kData, 0, 1)), kRtmpAmf0Data);
+}
+
+TEST(AppRtmpFraming, SlotHoldsTheEncodersHeaders) {
+    expect_encoder_headers(*msg(LiveMessageKind::kVideo, 40, 300), kRtmpVideo, kRtmpCidVideo, 128, 1);
+    expect_encoder_headers(*msg(LiveMessageKind::kAudio, 23, 10), kRtmpAudio, kRtmpCidAudio, 4096, 1);
+    expect_encoder_headers(*msg(LiveMessageKind::kData, 0, 100), kRtmpAmf0Data, kRtmpCidOverStream, 60000, 7);
+    // An extended timestamp: the longest headers still fit a slot.
+    expect_encoder_headers(*msg(LiveMessageKind::kVideo, 0x1234567, 300), kRtmpVideo, kRtmpCidVideo, 128, 1);
+}
+
+TEST(AppRtmpFraming, KeyedByChunkSizeAndStream) {
+    LiveMessagePtr m = msg(LiveMessageKind::kVideo, 40, 300);
+    FramingSlot& slot = m->framing(rtmp_framing_slot());
+    build_rtmp_framing(*m, 128, 1, &slot);
+    // Another player with the same chunk size and stream reuses the slot.
+    FramingSlot same;
+    build_rtmp_framing(*m, 128, 1, &same);
+    EXPECT_EQ(same.key(), slot.key());
+    FramingSlot other_cs, other_sid;
+    build_rtmp_framing(*m, 4096, 1, &other_cs);
+    build_rtmp_framing(*m, 128, 2, &other_sid);
+    EXPECT_NE(other_cs.key(), slot.key());
+    EXPECT_NE(other_sid.key(), slot.key());
+    EXPECT_EQ(rtmp_framing_slot(), rtmp_framing_slot());
+}
+
+TEST(AppRtmpFraming, IovecsFromTheSlotChunkThePayload) {
+    LiveMessagePtr m = msg(LiveMessageKind::kVideo, 40, 300);
+    FramingSlot slot;
+    build_rtmp_framing(*m, 128, 1, &slot);
+    RtmpChunkHeaders h = rtmp_headers_in(slot);
+    struct iovec iov[6];
+    size_t n = RtmpChunkEncoder::fill_iovecs(h.first, h.first_size, h.continuation, h.continuation_size,
+                                             m->payload().data(), m->size(), 128, iov, 6);
+    ASSERT_EQ(n, 6u);  // 3 chunks: header + payload each
+    std::string wire;
+    for (size_t i = 0; i < n; i++) wire.append(static_cast<const char*>(iov[i].iov_base), iov[i].iov_len);
+    RtmpMessage whole;
+    whole.type = kRtmpVideo;
+    whole.timestamp = 40;
+    whole.stream_id = 1;
+    whole.cs_id = kRtmpCidVideo;
+    whole.payload = m->payload();
+    std::string want;
+    RtmpChunkEncoder::encode_message(whole, 128, &want);
+    EXPECT_EQ(wire, want);
+}
