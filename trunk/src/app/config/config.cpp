@@ -6,6 +6,7 @@
 
 #include "app/config/config_builder.hpp"
 #include "app/config/config_parser.hpp"
+#include "core/strings.hpp"
 
 namespace srs {
 
@@ -128,9 +129,12 @@ bool Config::vhost_is_set(const std::string& vhost, const std::string& path) con
 
 void Config::decode(const std::vector<std::string>& args, bool* out) { *out = first(args) == "on"; }
 void Config::decode(const std::vector<std::string>& args, int64_t* out) {
-    *out = strtoll(first(args).c_str(), nullptr, 10);
+    // Validated at load: a value that does not parse cannot be here.
+    if (!parse_integer(first(args), out)) *out = 0;
 }
-void Config::decode(const std::vector<std::string>& args, double* out) { *out = strtod(first(args).c_str(), nullptr); }
+void Config::decode(const std::vector<std::string>& args, double* out) {
+    if (!parse_double(first(args), out)) *out = 0;
+}
 void Config::decode(const std::vector<std::string>& args, std::string* out) { *out = first(args); }
 void Config::decode(const std::vector<std::string>& args, std::vector<std::string>* out) { *out = args; }
 

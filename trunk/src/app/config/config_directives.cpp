@@ -1,13 +1,14 @@
 #include "app/config/config_directives.hpp"
 
 #include <arpa/inet.h>
-#include <strings.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
+
+#include "core/strings.hpp"
 
 namespace srs {
 
@@ -20,7 +21,7 @@ constexpr int64_t kHourMs = 3600 * 1000;
 
 // Row builders, so the table below reads as data.
 DirectiveSpec row(const char* path, ArgKind kind, const char* def, bool reload, const char* doc) {
-    return DirectiveSpec{path, kind, def, 0, 0, 1, 1, "", reload, true, nullptr, doc};
+    return DirectiveSpec{path, kind, def, 0, 0, 1, 1, "", reload, true, nullptr, doc, nullptr};
 }
 DirectiveSpec Bool(const char* path, const char* def, bool reload, const char* doc) {
     return row(path, ArgKind::kBool, def, reload, doc);
@@ -379,38 +380,12 @@ std::vector<std::string> directive_default_args(const DirectiveSpec& spec) {
 
 namespace {
 
-bool parse_int(const std::string& s, int64_t* out) {
-    if (s.empty() || s.size() > 20) return false;
-    size_t i = s[0] == '-' ? 1 : 0;
-    if (i == s.size()) return false;
-    for (size_t j = i; j < s.size(); ++j) {
-        if (s[j] < '0' || s[j] > '9') return false;
-    }
-    errno = 0;
-    long long v = strtoll(s.c_str(), nullptr, 10);
-    if (errno == ERANGE) return false;
-    *out = v;
-    return true;
-}
-
-bool parse_float(const std::string& s, double* out) {
-    if (s.empty() || s.size() > 64) return false;
-    for (char c : s) {
-        if (!((c >= '0' && c <= '9') || c == '.' || c == '-')) return false;
-    }
-    char* end = nullptr;
-    double v = strtod(s.c_str(), &end);
-    if (end != s.c_str() + s.size() || !std::isfinite(v)) return false;
-    *out = v;
-    return true;
-}
-
 // The table spelling of an enum value, or nullptr.
 bool match_enum(const char* values, const std::string& arg, std::string* canonical) {
     std::string cur;
     for (const char* p = values;; ++p) {
         if (*p == '|' || *p == '\0') {
-            if (!arg.empty() && strcasecmp(cur.c_str(), arg.c_str()) == 0) {
+            if (!arg.empty() && iequals(cur, arg)) {
                 *canonical = cur;
                 return true;
             }
@@ -433,7 +408,7 @@ Error validate_one(const DirectiveSpec& spec, const std::string& where, std::str
             return Error();
         case ArgKind::kInt: {
             int64_t v = 0;
-            if (!parse_int(*arg, &v)) {
+            if (!parse_integer(*arg, &v)) {
                 return SRS_ERR(kErrorConfigDirective, "%s: %s must be an integer, not \"%s\"", where.c_str(), name,
                                arg->c_str());
             }
@@ -445,7 +420,7 @@ Error validate_one(const DirectiveSpec& spec, const std::string& where, std::str
         }
         case ArgKind::kFloat: {
             double v = 0;
-            if (!parse_float(*arg, &v)) {
+            if (!parse_double(*arg, &v)) {
                 return SRS_ERR(kErrorConfigDirective, "%s: %s must be a number, not \"%s\"", where.c_str(), name,
                                arg->c_str());
             }
@@ -498,7 +473,7 @@ Error validate_directive_args(const DirectiveSpec& spec, const std::string& wher
 namespace {
 bool parse_port(const std::string& s, int* port) {
     int64_t v = 0;
-    if (s.empty() || s[0] == '-' || !parse_int(s, &v) || v < 1 || v > 65535) return false;
+    if (s.empty() || s[0] == '-' || !parse_integer(s, &v) || v < 1 || v > 65535) return false;
     *port = static_cast<int>(v);
     return true;
 }

@@ -628,3 +628,17 @@ TEST_F(ConfigFullConf, DocsReferenceIsRenderedFromTheTable) {
     EXPECT_TRUE(rendered == doc.substr(b, e - b))
         << path << " is stale or missing (tests run from trunk/); regenerate it with make conf-regen";
 }
+
+// Numbers go through core/strings' strict parsers: the whole argument or an error.
+TEST_F(ConfigTest, NumbersAreParsedWhole) {
+    EXPECT_EQ(250, load("max_connections 250;")->get(keys::max_connections));
+    EXPECT_DOUBLE_EQ(0.25, load("tcmalloc_release_rate 2.5e-1;")->get(keys::tcmalloc_release_rate));
+    for (const char* bad : {"1e3", "+5", "5x", "99999999999999999999", "0x10", " "}) {
+        std::string err = load_error(std::string("max_connections \"") + bad + "\";");
+        EXPECT_NE(std::string::npos, err.find("max_connections")) << bad << ": " << err;
+    }
+    for (const char* bad : {"inf", "nan", "1..2", "0x1p3"}) {
+        std::string err = load_error(std::string("tcmalloc_release_rate ") + bad + ";");
+        EXPECT_NE(std::string::npos, err.find("tcmalloc_release_rate")) << bad << ": " << err;
+    }
+}
