@@ -11,43 +11,11 @@
 #include "app/api/http_api.hpp"
 #include "io/runtime.hpp"
 #include "utest/app/api/api_test_util.hpp"
+#include "utest/app/server/fake_live_context.hpp"
 
 using namespace srs;
 
 namespace {
-
-class FakeContext : public LiveContext {
-  public:
-    FakeContext() { EXPECT_TRUE(Config::load_text("listen 1935;\n", "test", &config_).ok()); }
-    std::shared_ptr<const Config> config() const override { return config_; }
-    SourceManager& sources() override { return sources_; }
-    ClientRegistry& clients() override { return clients_; }
-    Error reload() override { return Error(); }
-    utime_t start_wall_us() const override { return 0; }
-    const ProcStatsSampler& proc_stats() const override { return stats_; }
-
-  private:
-    std::shared_ptr<const Config> config_;
-    SourceManager sources_;
-    ClientRegistry clients_;
-    ProcStatsSampler stats_;
-};
-
-class FakeRtcSession : public Client {
-  public:
-    explicit FakeRtcSession(std::string cid) : cid_(std::move(cid)) {}
-    const std::string& cid() const override { return cid_; }
-    const std::string& protocol() const override { return protocol_; }
-    std::string peer_ip() const override { return "192.0.2.7"; }
-    uint64_t send_bytes() const override { return 1000; }
-    uint64_t recv_bytes() const override { return 200; }
-    void expire() override { expired = true; }
-    bool expired = false;
-
-  private:
-    std::string cid_;
-    std::string protocol_ = "RTC";
-};
 
 // Serves one request and returns the JSON body the API wrote.
 nlohmann::json call(HttpApiHandler* api, HttpRequest req) {
@@ -75,9 +43,11 @@ nlohmann::json call(HttpApiHandler* api, HttpRequest req) {
 
 TEST(AppHttpApiClients, ANonTcpClientIsListedAndKickedLikeAny) {
     ASSERT_TRUE(init_runtime().ok());
-    FakeContext ctx;
+    FakeLiveContext ctx;
     HttpApiHandler api(&ctx);
     FakeRtcSession joining("aaa"), playing("bbb");
+    playing.sent = 1000;
+    playing.received = 200;
     ctx.clients().add(&joining);
     ctx.clients().add(&playing);
     playing.info().kind = ClientKind::kRtcPlay;

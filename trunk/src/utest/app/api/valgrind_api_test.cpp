@@ -12,6 +12,7 @@
 #include "app/api/valgrind_api.hpp"
 #include "utest/app/api/api_test_util.hpp"
 #include "io/runtime.hpp"
+#include "utest/app/server/fake_live_context.hpp"
 
 #ifdef SRS_VALGRIND
 #include <valgrind/memcheck.h>
@@ -42,23 +43,6 @@ std::string answer(const std::string& query, const ValgrindEnv& e, int* status =
     if (status) *status = s;
     return body.dump();
 }
-
-class FakeContext : public LiveContext {
-  public:
-    FakeContext() { EXPECT_TRUE(Config::load_text("listen 1935;\n", "test", &config_).ok()); }
-    std::shared_ptr<const Config> config() const override { return config_; }
-    SourceManager& sources() override { return sources_; }
-    ClientRegistry& clients() override { return clients_; }
-    Error reload() override { return Error(); }
-    utime_t start_wall_us() const override { return 0; }
-    const ProcStatsSampler& proc_stats() const override { return stats_; }
-
-  private:
-    std::shared_ptr<const Config> config_;
-    SourceManager sources_;
-    ClientRegistry clients_;
-    ProcStatsSampler stats_;
-};
 
 }  // namespace
 
@@ -189,7 +173,7 @@ TEST(AppValgrindApi, DisabledBuildAnswers404WithAHint) {
 
 TEST(AppValgrindApi, EndpointInThisBuild) {
     ASSERT_TRUE(init_runtime().ok());
-    FakeContext ctx;
+    FakeLiveContext ctx;
     int status = 0;
     Json body = envelope();
     {

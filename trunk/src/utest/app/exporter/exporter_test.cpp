@@ -10,6 +10,7 @@
 
 #include "app/exporter/exporter.hpp"
 #include "io/runtime.hpp"
+#include "utest/app/server/fake_live_context.hpp"
 
 using namespace srs;
 
@@ -21,24 +22,6 @@ std::shared_ptr<const Config> load(const std::string& text) {
     EXPECT_TRUE(err.ok()) << err.summary();
     return conf;
 }
-
-class FakeContext : public LiveContext {
-  public:
-    explicit FakeContext(const std::string& conf) : config_(load(conf)) {}
-    std::shared_ptr<const Config> config() const override { return config_; }
-    SourceManager& sources() override { return sources_; }
-    ClientRegistry& clients() override { return clients_; }
-    Error reload() override { return Error(); }
-    utime_t start_wall_us() const override { return 0; }
-    const ProcStatsSampler& proc_stats() const override { return stats_; }
-    ProcStatsSampler& mutable_stats() { return stats_; }
-
-  private:
-    std::shared_ptr<const Config> config_;
-    SourceManager sources_;
-    ClientRegistry clients_;
-    ProcStatsSampler stats_;
-};
 
 class AppExporterTest : public ::testing::Test {
   protected:
@@ -88,7 +71,7 @@ TEST_F(AppExporterTest, ReloadCanChangeEveryRow) {
 }
 
 TEST_F(AppExporterTest, CollectsFromTheServer) {
-    FakeContext ctx("listen 1935;\nserver_id my-origin;\n");
+    FakeLiveContext ctx("listen 1935;\nserver_id my-origin;\n");
     ProcSnapshot snap;
     snap.self.ok = true;
     snap.self.rss = 1000;  // pages
@@ -127,12 +110,12 @@ TEST_F(AppExporterTest, CollectsFromTheServer) {
     EXPECT_EQ(m.udp_sndbuf_errors_total, 12u);
 
     // Without server_id: the API's generated one.
-    FakeContext plain("listen 1935;\n");
+    FakeLiveContext plain("listen 1935;\n");
     EXPECT_EQ(collect_metrics(&plain, opts, "srvc1234abc").build.server, "vid-srvc123");
 }
 
 TEST_F(AppExporterTest, TakesOnlyMetrics) {
-    FakeContext ctx("listen 1935;\n");
+    FakeLiveContext ctx("listen 1935;\n");
     ExporterHandler h(&ctx, "svc");
     HttpRequest req;
     req.method = "GET";

@@ -5,30 +5,9 @@
 #include <string>
 
 #include "app/server/client.hpp"
+#include "utest/app/server/fake_live_context.hpp"
 
 using namespace srs;
-
-namespace {
-
-class FakeRtcSession : public Client {
-  public:
-    explicit FakeRtcSession(std::string cid) : cid_(std::move(cid)) {}
-    const std::string& cid() const override { return cid_; }
-    const std::string& protocol() const override { return protocol_; }
-    std::string peer_ip() const override { return "192.0.2.7"; }
-    uint64_t send_bytes() const override { return sent; }
-    uint64_t recv_bytes() const override { return received; }
-    void expire() override { expired = true; }
-
-    uint64_t sent = 0, received = 0;
-    bool expired = false;
-
-  private:
-    std::string cid_;
-    std::string protocol_ = "RTC";
-};
-
-}  // namespace
 
 TEST(AppClientKind, NamesAreSrsTypeStrings) {
     EXPECT_STREQ(client_kind_name(ClientKind::kRtmpPlay), "rtmp-play");

@@ -1,0 +1,56 @@
+// Fakes of the server's side for tests. A LiveContext for tests of what connections and handlers ask of the
+// server (API, exporter): a config loaded from text, empty sources and
+// clients, and /proc samples a test can set.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "app/server/live_context.hpp"
+
+namespace srs {
+
+class FakeLiveContext : public LiveContext {
+  public:
+    explicit FakeLiveContext(const std::string& conf = "listen 1935;\n") {
+        Error err = Config::load_text(conf, "t.conf", &config_);
+        EXPECT_TRUE(err.ok()) << err.summary();
+    }
+    std::shared_ptr<const Config> config() const override { return config_; }
+    SourceManager& sources() override { return sources_; }
+    ClientRegistry& clients() override { return clients_; }
+    Error reload() override { return Error(); }
+    utime_t start_wall_us() const override { return 0; }
+    const ProcStatsSampler& proc_stats() const override { return stats_; }
+    ProcStatsSampler& mutable_stats() { return stats_; }
+
+  private:
+    std::shared_ptr<const Config> config_;
+    SourceManager sources_;
+    ClientRegistry clients_;
+    ProcStatsSampler stats_;
+};
+
+// A client that is not a TCP connection, as a WebRTC session on the shared
+// UDP socket will be: its counters are fields a test sets.
+class FakeRtcSession : public Client {
+  public:
+    explicit FakeRtcSession(std::string cid) : cid_(std::move(cid)) {}
+    const std::string& cid() const override { return cid_; }
+    const std::string& protocol() const override { return protocol_; }
+    std::string peer_ip() const override { return "192.0.2.7"; }
+    uint64_t send_bytes() const override { return sent; }
+    uint64_t recv_bytes() const override { return received; }
+    void expire() override { expired = true; }
+
+    uint64_t sent = 0, received = 0;
+    bool expired = false;
+
+  private:
+    std::string cid_;
+    std::string protocol_ = "RTC";
+};
+
+}  // namespace srs
