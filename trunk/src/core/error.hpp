@@ -130,6 +130,22 @@ enum ErrorCode : int {
     kErrorHttpBadLineEnding = 4019,          // 400: CR not followed by LF
     kErrorHttpParserState = 4020,            // 500: feed() while a request waits for take_request()
     kErrorRtcBase = 5000,
+    // STUN for ICE-lite (kernel/stun). 5100s, so other RTC pieces keep 5001..5099.
+    kErrorStunTruncated = 5100,           // shorter than the 20-byte header
+    kErrorStunNotStun = 5101,             // the two top bits of the type are not 0
+    kErrorStunBadCookie = 5102,           // magic cookie is not 0x2112A442
+    kErrorStunBadLength = 5103,           // length not a multiple of 4, or header + length != datagram
+    kErrorStunAttributeOverrun = 5104,    // an attribute header or value runs past the message
+    kErrorStunBadAttribute = 5105,        // a known attribute with a bad length or value
+    kErrorStunIntegrityNotLast = 5106,    // an attribute other than FINGERPRINT after MESSAGE-INTEGRITY
+    kErrorStunFingerprintNotLast = 5107,  // an attribute after FINGERPRINT
+    kErrorStunNoIntegrity = 5108,         // verify asked for, no MESSAGE-INTEGRITY present
+    kErrorStunIntegrityMismatch = 5109,   // HMAC-SHA1 differs (wrong password or altered bytes)
+    kErrorStunNoFingerprint = 5110,       // verify asked for, no FINGERPRINT present
+    kErrorStunFingerprintMismatch = 5111, // CRC-32 differs
+    kErrorStunBufferTooSmall = 5112,      // encode: the caller's buffer cannot hold the message
+    kErrorStunBadArgument = 5113,         // encode: an address family or username the wire cannot carry
+    kErrorStunCrypto = 5114,              // HMAC-SHA1 failed inside OpenSSL
 };
 
 class [[nodiscard]] Error {
