@@ -8,7 +8,9 @@
 //   128..191  RTP or RTCP           (version 2 in the two top bits)
 //
 // Anything else is dropped. An empty datagram is none of them: callers check
-// the size before reading the first byte.
+// the size before reading the first byte. A STUN message of a method >= 0x100
+// starts with 4..63 and is not STUN by this rule (RFC 7983 assumes no such
+// method is in use on a media port); ICE only uses Binding (method 1).
 #pragma once
 
 #include <cstdint>
