@@ -130,6 +130,16 @@ enum ErrorCode : int {
     kErrorHttpBadLineEnding = 4019,          // 400: CR not followed by LF
     kErrorHttpParserState = 4020,            // 500: feed() while a request waits for take_request()
     kErrorRtcBase = 5000,
+    // SDP offer/answer (kernel/sdp); the server answers 400 with the message.
+    kErrorSdpTooLarge = 5100,     // over kSdpMaxBytes, kSdpMaxLines or kSdpMaxMedia
+    kErrorSdpSyntax = 5101,       // a line that breaks RFC 8866's grammar or a known attribute's
+    kErrorSdpMissingLine = 5102,  // v=, o=, s= or t= absent or out of order
+    kErrorSdpIce = 5103,          // no ice-ufrag/ice-pwd for a media section
+    kErrorSdpFingerprint = 5104,  // no fingerprint, or one that is not a known hash in hex
+    kErrorSdpSetup = 5105,        // a=setup other than actpass/active/passive
+    kErrorSdpNoMedia = 5106,      // no m= section the server can use
+    kErrorSdpNoCodec = 5107,      // an audio/video section without a codec the server takes
+    kErrorSdpAnswer = 5108,       // the answer builder was given unusable inputs
 };
 
 class [[nodiscard]] Error {
