@@ -274,6 +274,13 @@ Error build_answer(const SessionDescription& offer, const std::vector<SdpMediaCh
         m.fingerprint = o.fingerprint;
         m.setup = offer.setup_of(om) == SdpSetup::kPassive ? SdpSetup::kActive : SdpSetup::kPassive;
         m.extmaps = ch.extmaps;
+        for (SdpExtmap& e : m.extmaps) {  // the answerer's view of a one-way extension (RFC 8285 §6)
+            if (e.direction == "sendonly") {
+                e.direction = "recvonly";
+            } else if (e.direction == "recvonly") {
+                e.direction = "sendonly";
+            }
+        }
         m.direction = o.publisher ? SdpDirection::kRecvOnly : SdpDirection::kSendOnly;
         m.rtcp_mux = true;
         m.rtcp_rsize = om.rtcp_rsize;

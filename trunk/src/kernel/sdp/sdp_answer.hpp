@@ -95,7 +95,7 @@ struct SdpAnswerOptions {
     bool publisher = true;       // true: recvonly (the peer publishes); false: sendonly
     uint64_t session_id = 1;     // o= sess-id
     std::string cname;           // for a=ssrc cname (player)
-    std::string stream_id;       // msid stream part (player)
+    std::string stream_id;       // msid stream part (player); an RFC 8866 token: no '/' for strict peers
     SdpSendTrack audio;          // player only
     SdpSendTrack video;          // player only
 };

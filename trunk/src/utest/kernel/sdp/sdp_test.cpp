@@ -569,6 +569,12 @@ TEST(KernelSdpTest, AnswerRoles) {
     EXPECT_NE(std::string::npos, r.text.find("a=setup:active\r\n"));
     std::string active = replace_all(chrome_publish_offer(), "a=setup:actpass", "a=setup:active");
     EXPECT_EQ(SdpSetup::kPassive, answer_for(active, true).answer.media[1].setup);
+    // A one-way extension is answered from the server's side.
+    std::string oneway = replace_all(chrome_publish_offer(), "a=extmap:4 urn", "a=extmap:4/sendonly urn");
+    Answered w = answer_for(oneway, true);
+    ASSERT_EQ(3u, w.answer.media[1].extmaps.size());
+    EXPECT_EQ("recvonly", w.answer.media[1].extmaps[2].direction);
+    EXPECT_NE(std::string::npos, w.text.find("a=extmap:4/recvonly urn:ietf:params:rtp-hdrext:sdes:mid\r\n"));
 }
 
 TEST(KernelSdpTest, AnswerRejectsDataChannel) {
