@@ -462,6 +462,17 @@ TEST(KernelSdpTest, WriteParseRoundTrip) {
         EXPECT_EQ(a.media[1].ssrcs.size(), b.media[1].ssrcs.size());
         EXPECT_EQ(a.media[0].candidates.size(), b.media[0].candidates.size());
         EXPECT_EQ(0, offer_code(text));
+        // \n, \r\n and a mix of both read the same.
+        SessionDescription c, d;
+        ASSERT_TRUE(ok(parse_sdp(crlf(offer), &c)));
+        EXPECT_EQ(text, write_sdp(c));
+        std::string mixed = offer;
+        size_t n = 0;
+        for (size_t p = mixed.find('\n'); p != std::string::npos; p = mixed.find('\n', p + 2)) {
+            if (n++ % 2) mixed.insert(p++, "\r");  // every other line
+        }
+        ASSERT_TRUE(ok(parse_sdp(mixed, &d)));
+        EXPECT_EQ(text, write_sdp(d));
     }
 }
 
