@@ -146,6 +146,16 @@ enum ErrorCode : int {
     kErrorStunBufferTooSmall = 5112,      // encode: the caller's buffer cannot hold the message
     kErrorStunBadArgument = 5113,         // encode: an address family or username the wire cannot carry
     kErrorStunCrypto = 5114,              // HMAC-SHA1 failed inside OpenSSL
+    // SDP offer/answer (kernel/sdp), 5300s; the server answers 400 with the message.
+    kErrorSdpTooLarge = 5300,     // over kSdpMaxBytes, kSdpMaxLines or kSdpMaxMedia
+    kErrorSdpSyntax = 5301,       // a line that breaks RFC 8866's grammar or a known attribute's
+    kErrorSdpMissingLine = 5302,  // v=, o=, s= or t= absent or out of order
+    kErrorSdpIce = 5303,          // no ice-ufrag/ice-pwd for a media section
+    kErrorSdpFingerprint = 5304,  // no fingerprint, or one that is not a known hash in hex
+    kErrorSdpSetup = 5305,        // a=setup other than actpass/active/passive
+    kErrorSdpNoMedia = 5306,      // no m= section the server can use
+    kErrorSdpNoCodec = 5307,      // an audio/video section without a codec the server takes
+    kErrorSdpAnswer = 5308,       // the answer builder was given unusable inputs
 };
 
 class [[nodiscard]] Error {
