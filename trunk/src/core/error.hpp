@@ -130,6 +130,26 @@ enum ErrorCode : int {
     kErrorHttpBadLineEnding = 4019,          // 400: CR not followed by LF
     kErrorHttpParserState = 4020,            // 500: feed() while a request waits for take_request()
     kErrorRtcBase = 5000,
+    // RTP (kernel/rtp/rtp): RFC 3550 header, RFC 8285 header extensions.
+    kErrorRtpTooShort = 5100,         // fewer bytes than the fixed header, CSRCs or extension header
+    kErrorRtpVersion = 5101,          // version is not 2
+    kErrorRtpExtension = 5102,        // extension length or an element runs past its end
+    kErrorRtpPadding = 5103,          // padding count 0 or larger than what follows the header
+    kErrorRtpTooManyExtensions = 5104,  // more elements than kRtpMaxExtensions
+    kErrorRtpWriteInvalid = 5105,     // writer: an extension id/size the chosen form cannot carry
+    kErrorRtpBufferTooSmall = 5106,   // writer: the caller's buffer is too small
+    // RTCP (kernel/rtp/rtcp): RFC 3550, 4585, 5104, 3611, transport-wide CC.
+    kErrorRtcpTooShort = 5120,        // fewer than 4 bytes, or a packet shorter than its type needs
+    kErrorRtcpVersion = 5121,         // version is not 2
+    kErrorRtcpLength = 5122,          // the length field runs past the datagram
+    kErrorRtcpPadding = 5123,         // padding count 0 or larger than the packet body
+    kErrorRtcpCount = 5124,           // the report/source count does not fit the length
+    kErrorRtcpSdes = 5125,            // an SDES chunk or item runs past its packet
+    kErrorRtcpBye = 5126,             // BYE reason runs past its packet
+    kErrorRtcpFeedback = 5127,        // a feedback message (NACK, PLI, FIR, REMB) malformed
+    kErrorRtcpTwcc = 5128,            // a transport-cc feedback malformed
+    kErrorRtcpXr = 5129,              // an XR block runs past its packet or is malformed
+    kErrorRtcpBuild = 5130,           // builder: input the packet cannot carry
 };
 
 class [[nodiscard]] Error {
