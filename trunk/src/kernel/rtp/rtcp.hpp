@@ -207,7 +207,8 @@ struct TwccArrival {
 };
 // Builds a transport-cc feedback of `arrivals` (strictly increasing, wrap-aware
 // seq; the gaps are reported as not received). Arrival times are taken at 250
-// us resolution; the reference time is the first arrival's, in 64 ms units.
+// us resolution; the reference time is the first arrival's, in 64 ms units,
+// written modulo 2^24 (it reads back as negative past 2^23 * 64 ms, ~149 h).
 // kErrorRtcpBuild for an empty list, a sequence not increasing, a span over
 // 65535 packets, a negative arrival, or a delta outside +-8191.75 ms.
 Error rtcp_build_twcc(uint32_t sender_ssrc, uint32_t media_ssrc, uint8_t fb_count,
