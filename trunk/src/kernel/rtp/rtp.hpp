@@ -128,6 +128,16 @@ inline void rtp_set_marker(uint8_t* packet, bool marker) {
     packet[1] = static_cast<uint8_t>((packet[1] & 0x7f) | (marker ? 0x80 : 0));
 }
 
+// The data of the first element `id` of a parsed packet, writable in place
+// (a player rewrites its own transport-wide sequence number), or nullptr.
+// *size gets the element's size.
+inline uint8_t* rtp_extension_data(uint8_t* packet, const RtpHeader& h, uint8_t id, uint8_t* size) {
+    const RtpExtensionElement* e = h.find_extension(id);
+    if (!e) return nullptr;
+    *size = e->size;
+    return packet + e->offset;
+}
+
 // ---- sequence numbers (16-bit, wrapping) ----
 
 // to - from as the shortest signed step: seq_distance(65535, 1) == 2.

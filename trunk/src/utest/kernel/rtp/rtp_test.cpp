@@ -275,6 +275,15 @@ TEST(KernelRtpTest, InPlaceRewrites) {
     ASSERT_TRUE(ok(parse(pkt, &h)));
     EXPECT_FALSE(h.marker);
     EXPECT_EQ(102, h.payload_type);
+    // The transport-wide sequence (extension id 3) rewritten in place.
+    uint8_t size = 0;
+    uint8_t* twcc = rtp_extension_data(pkt.data(), h, 3, &size);
+    ASSERT_NE(nullptr, twcc);
+    ASSERT_EQ(2, size);
+    store_be16(twcc, 0xabcd);
+    EXPECT_EQ(unhex("31 ab cd 00"), std::vector<uint8_t>(pkt.begin() + 20, pkt.begin() + 24));
+    EXPECT_EQ(nullptr, rtp_extension_data(pkt.data(), h, 9, &size));
+    store_be16(twcc, 0x0007);
     // Everything after the fixed header is untouched.
     std::vector<uint8_t> orig = unhex(kChromeVideo);
     EXPECT_EQ(std::vector<uint8_t>(orig.begin() + 12, orig.end()), std::vector<uint8_t>(pkt.begin() + 12, pkt.end()));
