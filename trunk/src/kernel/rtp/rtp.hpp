@@ -87,7 +87,8 @@ struct RtpHeader {
 };
 
 // Parses the header of the packet data[0, size). On success every offset in
-// *h is inside the packet. Errors: kErrorRtpTooShort, kErrorRtpVersion,
+// *h is inside the packet. Errors: kErrorRtpTooShort (also for a packet over
+// 65535 bytes, the offsets being 16-bit), kErrorRtpVersion,
 // kErrorRtpExtension, kErrorRtpPadding, kErrorRtpTooManyExtensions.
 Error rtp_parse_header(const uint8_t* data, size_t size, RtpHeader* h);
 
