@@ -156,6 +156,26 @@ enum ErrorCode : int {
     kErrorSdpNoMedia = 5306,      // no m= section the server can use
     kErrorSdpNoCodec = 5307,      // an audio/video section without a codec the server takes
     kErrorSdpAnswer = 5308,       // the answer builder was given unusable inputs
+    // RTP (kernel/rtp/rtp), 5200s: RFC 3550 header, RFC 8285 header extensions.
+    kErrorRtpTooShort = 5200,         // fewer bytes than the fixed header, CSRCs or extension header
+    kErrorRtpVersion = 5201,          // version is not 2
+    kErrorRtpExtension = 5202,        // extension length or an element runs past its end
+    kErrorRtpPadding = 5203,          // padding count 0 or larger than what follows the header
+    kErrorRtpTooManyExtensions = 5204,  // more elements than kRtpMaxExtensions
+    kErrorRtpWriteInvalid = 5205,     // writer: an extension id/size the chosen form cannot carry
+    kErrorRtpBufferTooSmall = 5206,   // writer: the caller's buffer is too small
+    // RTCP (kernel/rtp/rtcp): RFC 3550, 4585, 5104, 3611, transport-wide CC.
+    kErrorRtcpTooShort = 5220,        // fewer than 4 bytes, or a packet shorter than its type needs
+    kErrorRtcpVersion = 5221,         // version is not 2
+    kErrorRtcpLength = 5222,          // the length field runs past the datagram
+    kErrorRtcpPadding = 5223,         // padding count 0 or larger than the packet body
+    kErrorRtcpCount = 5224,           // the report/source count does not fit the length
+    kErrorRtcpSdes = 5225,            // an SDES chunk or item runs past its packet
+    kErrorRtcpBye = 5226,             // BYE reason runs past its packet
+    kErrorRtcpFeedback = 5227,        // a feedback message (NACK, PLI, FIR, REMB) malformed
+    kErrorRtcpTwcc = 5228,            // a transport-cc feedback malformed
+    kErrorRtcpXr = 5229,              // an XR block runs past its packet or is malformed
+    kErrorRtcpBuild = 5230,           // builder: input the packet cannot carry
 };
 
 class [[nodiscard]] Error {
