@@ -386,7 +386,8 @@ Error DtlsEndpoint::handle_datagram(const uint8_t* data, size_t size, utime_t no
     writing_.clear();
     // Our peer resends its last flight when it missed our final one; since we
     // resend identical records, OpenSSL may drop that as a replay, so answer here.
-    if (!answered && !flight_.empty() && (data[0] == 20 || data[0] == 22)) {
+    if (!answered && !flight_.empty() && (data[0] == 20 || data[0] == 22) && final_resends_ < kDtlsMaxRetransmits) {
+        ++final_resends_;
         for (const auto& d : flight_) out_.push_back(d);
         mark("resend-final");
     }

@@ -156,6 +156,7 @@ class DtlsEndpoint {
     utime_t next_timeout_ = kDtlsNoTimeout;
     utime_t rto_ = kDtlsInitialRto;
     int retransmits_ = 0;
+    int final_resends_ = 0;  // answers to a peer that missed our final flight
     int flights_ = 0;
     std::vector<std::string> milestones_;
 };
