@@ -176,6 +176,13 @@ enum ErrorCode : int {
     kErrorRtcpTwcc = 5228,            // a transport-cc feedback malformed
     kErrorRtcpXr = 5229,              // an XR block runs past its packet or is malformed
     kErrorRtcpBuild = 5230,           // builder: input the packet cannot carry
+    // DTLS 1.2 for WebRTC (protocol/rtc/dtls), 5400s.
+    kErrorDtlsInit = 5400,         // OpenSSL could not make the key, certificate, context or session
+    kErrorDtlsHandshake = 5401,    // the handshake failed (alert sent or received, bad record)
+    kErrorDtlsFingerprint = 5402,  // the peer certificate's SHA-256 differs from the SDP fingerprint
+    kErrorDtlsTimeout = 5403,      // no answer after the last retransmission
+    kErrorDtlsState = 5404,        // called in a state that does not take it (not started, failed, closed)
+    kErrorDtlsSrtp = 5405,         // no SRTP profile negotiated, or keying material export failed
 };
 
 class [[nodiscard]] Error {
