@@ -176,6 +176,15 @@ enum ErrorCode : int {
     kErrorRtcpTwcc = 5228,            // a transport-cc feedback malformed
     kErrorRtcpXr = 5229,              // an XR block runs past its packet or is malformed
     kErrorRtcpBuild = 5230,           // builder: input the packet cannot carry
+    // SRTP/SRTCP contexts (protocol/rtc/srtp), 5500s; libsrtp's status name is in the message.
+    kErrorSrtpInit = 5500,            // srtp_init() failed
+    kErrorSrtpProfile = 5501,         // a DTLS-SRTP protection profile the server does not use
+    kErrorSrtpKeyLength = 5502,       // key or salt length does not match the profile
+    kErrorSrtpState = 5503,           // used before initialize(), or initialized twice
+    kErrorSrtpCreate = 5504,          // srtp_create() failed
+    kErrorSrtpBufferTooSmall = 5505,  // protect: no room for the trailer before cap
+    kErrorSrtpProtect = 5506,         // srtp_protect / srtp_protect_rtcp failed
+    kErrorSrtpUnprotect = 5507,       // srtp_unprotect / _rtcp failed: altered, replayed, too short
 };
 
 class [[nodiscard]] Error {
