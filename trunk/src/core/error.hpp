@@ -183,6 +183,15 @@ enum ErrorCode : int {
     kErrorDtlsTimeout = 5403,      // no answer after the last retransmission
     kErrorDtlsState = 5404,        // called in a state that does not take it (not started, failed, closed)
     kErrorDtlsSrtp = 5405,         // no SRTP profile negotiated, or keying material export failed
+    // SRTP/SRTCP contexts (protocol/rtc/srtp), 5500s; libsrtp's status name is in the message.
+    kErrorSrtpInit = 5500,            // srtp_init() failed
+    kErrorSrtpProfile = 5501,         // a DTLS-SRTP protection profile the server does not use
+    kErrorSrtpKeyLength = 5502,       // key or salt length does not match the profile
+    kErrorSrtpState = 5503,           // used before initialize(), or initialized twice
+    kErrorSrtpCreate = 5504,          // srtp_create() failed
+    kErrorSrtpBufferTooSmall = 5505,  // protect: no room for the trailer before cap
+    kErrorSrtpProtect = 5506,         // srtp_protect / srtp_protect_rtcp failed
+    kErrorSrtpUnprotect = 5507,       // srtp_unprotect / _rtcp failed: altered, replayed, too short
 };
 
 class [[nodiscard]] Error {
