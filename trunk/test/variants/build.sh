@@ -32,9 +32,9 @@ mkdir -p "$dest"
 # The sources, configure and Makefile; never objs (ours, or another variant's).
 (cd "$trunk" && tar --exclude=./objs --exclude=./test -cf - .) | (cd "$dest" && tar -xf -)
 cd "$dest"
-# Reconfigure only when the options changed: configure rewrites config.mk,
-# which would rebuild everything.
-if [ ! -f objs/config.mk ] || ! grep -qx "CONFIGURE_OPTIONS := $opts" objs/config.mk; then
+# Reconfigure only when the options or configure itself changed (new
+# libraries, flags): configure rewrites config.mk, which rebuilds everything.
+if [ ! -f objs/config.mk ] || ! grep -qx "CONFIGURE_OPTIONS := $opts" objs/config.mk || [ configure -nt objs/config.mk ]; then
     ./configure $opts >configure.log 2>&1 || { cat configure.log >&2; exit 1; }
 fi
 # The gperf variants compile the same sources with the same flags; only a
