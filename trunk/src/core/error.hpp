@@ -130,6 +130,13 @@ enum ErrorCode : int {
     kErrorHttpBadLineEnding = 4019,          // 400: CR not followed by LF
     kErrorHttpParserState = 4020,            // 500: feed() while a request waits for take_request()
     kErrorRtcBase = 5000,
+    // The WebRTC server and its signalling (app/rtc); the numbers SRS's JSON API answers with.
+    kErrorRtcApiBody = 5019,        // the /rtc/v1/ JSON body is not an object with a usable sdp and streamurl
+    kErrorRtcSourceBusy = 5020,     // publish: the stream already has a publisher (any protocol)
+    kErrorRtcDisabled = 5021,       // rtc_server or vhost.rtc is off
+    kErrorRtcNoSession = 5022,      // DELETE of a session that does not exist or whose token differs
+    kErrorRtcInvalidParams = 5023,  // a query knob with an unusable value (codec=, eip=)
+    kErrorRtcSessionClosed = 5040,  // a session ended on request: DELETE, kick, RTCP BYE, shutdown
     // STUN for ICE-lite (kernel/stun). 5100s, so other RTC pieces keep 5001..5099.
     kErrorStunTruncated = 5100,           // shorter than the 20-byte header
     kErrorStunNotStun = 5101,             // the two top bits of the type are not 0

@@ -92,7 +92,7 @@ HttpApiHandler::Json HttpApiHandler::stream_json(LiveSource* s) {
                                                                  : "rtmp://" + s->vhost() + "/" + s->app();
     j["url"] = s->url();
     j["live_ms"] = wall_us() / kUsPerMs;
-    j["clients"] = s->consumer_count() + (s->publishing() ? 1 : 0);
+    j["clients"] = s->consumer_count() + s->attached_players() + (s->publishing() ? 1 : 0);
     j["frames"] = s->video_frames();
     j["send_bytes"] = s->send_bytes();
     j["recv_bytes"] = s->recv_bytes();
@@ -131,6 +131,7 @@ HttpApiHandler::Json HttpApiHandler::client_json(const Client* c) {
     j["name"] = i.stream;
     j["type"] = i.kind == ClientKind::kUnknown ? c->protocol() : std::string(client_kind_name(i.kind));
     j["publish"] = i.publishing();
+    if (*c->transport()) j["transport"] = c->transport();
     j["alive"] = static_cast<double>(monotonic_us() - c->start_time_us()) / kUsPerSecond;
     j["send_bytes"] = c->send_bytes();
     j["recv_bytes"] = c->recv_bytes();
@@ -144,7 +145,7 @@ HttpApiHandler::Json HttpApiHandler::vhost_json(const std::string& vhost) {
     for (LiveSource* s : ctx_->sources().sources()) {
         if (s->vhost() != vhost) continue;
         streams++;
-        clients += static_cast<int>(s->consumer_count()) + (s->publishing() ? 1 : 0);
+        clients += static_cast<int>(s->consumer_count() + s->attached_players()) + (s->publishing() ? 1 : 0);
         send += s->send_bytes();
         recv += s->recv_bytes();
         recv_kbps += s->recv_kbps();

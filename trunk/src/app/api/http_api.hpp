@@ -26,10 +26,11 @@ class HttpApiHandler : public HttpHandler {
     Error serve(const HttpRequest& req, HttpResponse* res) override;
     // Random per process: the "service" of every answer.
     const std::string& service_id() const { return service_id_; }
+    using Json = nlohmann::ordered_json;
+    // {code, server, service, pid}: how every answer starts.
+    Json envelope(int code) const;
 
   private:
-    using Json = nlohmann::ordered_json;
-    Json envelope(int code) const;
     Error reply(const HttpRequest& req, HttpResponse* res, int status, const Json& body);
     bool authorized(const HttpRequest& req) const;
     std::string vhost_id(const std::string& vhost) const;

@@ -111,9 +111,42 @@ inline constexpr GlobalKey<std::string> http_server_dir{"http_server.dir"};
 // http_server.crossdomain: Answer CORS requests.
 inline constexpr GlobalKey<bool> http_server_crossdomain{"http_server.crossdomain"};
 
-// rtc_server.enabled: Serve WebRTC; for now it only turns on the UDP buffer checks at start and in
-// /api/v1/diagnostics.
+// rtc_server.enabled: Serve WebRTC: open the UDP port (and TCP when configured) and answer
+// WHIP/WHEP and /rtc/v1/ on the API.
 inline constexpr GlobalKey<bool> rtc_server_enabled{"rtc_server.enabled"};
+
+// rtc_server.listen: UDP port for WebRTC media.
+inline constexpr GlobalKey<int64_t> rtc_server_listen{"rtc_server.listen"};
+
+// rtc_server.tcp.enabled: Accept WebRTC media over TCP.
+inline constexpr GlobalKey<bool> rtc_server_tcp_enabled{"rtc_server.tcp.enabled"};
+
+// rtc_server.tcp.listen: TCP port for WebRTC media.
+inline constexpr GlobalKey<int64_t> rtc_server_tcp_listen{"rtc_server.tcp.listen"};
+
+// rtc_server.protocol: Transports offered in candidates.
+inline constexpr GlobalKey<std::string> rtc_server_protocol{"rtc_server.protocol"};
+
+// rtc_server.candidate: Address given to peers: an IP, a name, $ENV_VAR, or * to detect one.
+inline constexpr GlobalKey<std::string> rtc_server_candidate{"rtc_server.candidate"};
+
+// rtc_server.use_auto_detect_network_ip: With candidate *, use the addresses of the interfaces.
+inline constexpr GlobalKey<bool> rtc_server_use_auto_detect_network_ip{"rtc_server.use_auto_detect_network_ip"};
+
+// rtc_server.ip_family: Address families detected for *.
+inline constexpr GlobalKey<std::string> rtc_server_ip_family{"rtc_server.ip_family"};
+
+// rtc_server.api_as_candidates: Also offer the host the client used for the API.
+inline constexpr GlobalKey<bool> rtc_server_api_as_candidates{"rtc_server.api_as_candidates"};
+
+// rtc_server.ecdsa: DTLS certificate with ECDSA (off: RSA).
+inline constexpr GlobalKey<bool> rtc_server_ecdsa{"rtc_server.ecdsa"};
+
+// rtc_server.encrypt: Encrypt media with SRTP (off only for debugging).
+inline constexpr GlobalKey<bool> rtc_server_encrypt{"rtc_server.encrypt"};
+
+// rtc_server.reuseport: UDP sockets sharing the port (SO_REUSEPORT).
+inline constexpr GlobalKey<int64_t> rtc_server_reuseport{"rtc_server.reuseport"};
 
 // exporter.enabled: Serve /metrics; SIGHUP starts or stops the listener.
 inline constexpr GlobalKey<bool> exporter_enabled{"exporter.enabled"};
@@ -195,6 +228,27 @@ inline constexpr VhostKey<bool> vhost_http_remux_guess_has_av{"vhost.http_remux.
 // vhost.http_remux.mount: URL path of a stream; the extension picks the format (.flv .ts .aac
 // .mp3).
 inline constexpr VhostKey<std::string> vhost_http_remux_mount{"vhost.http_remux.mount"};
+
+// vhost.rtc.enabled: Serve WebRTC.
+inline constexpr VhostKey<bool> vhost_rtc_enabled{"vhost.rtc.enabled"};
+
+// vhost.rtc.nack: Ask for and answer retransmissions (NACK).
+inline constexpr VhostKey<bool> vhost_rtc_nack{"vhost.rtc.nack"};
+
+// vhost.rtc.nack_no_copy: Retransmit from the ring buffer without copying.
+inline constexpr VhostKey<bool> vhost_rtc_nack_no_copy{"vhost.rtc.nack_no_copy"};
+
+// vhost.rtc.twcc: Transport-wide congestion control feedback.
+inline constexpr VhostKey<bool> vhost_rtc_twcc{"vhost.rtc.twcc"};
+
+// vhost.rtc.stun_timeout: Seconds without STUN before a session ends.
+inline constexpr VhostKey<int64_t> vhost_rtc_stun_timeout{"vhost.rtc.stun_timeout"};
+
+// vhost.rtc.dtls_role: DTLS role of the server.
+inline constexpr VhostKey<std::string> vhost_rtc_dtls_role{"vhost.rtc.dtls_role"};
+
+// vhost.rtc.drop_for_pt: Drop RTP of this payload type (debugging); 0: none.
+inline constexpr VhostKey<int64_t> vhost_rtc_drop_for_pt{"vhost.rtc.drop_for_pt"};
 
 }  // namespace keys
 }  // namespace srs

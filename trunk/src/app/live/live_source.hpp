@@ -74,7 +74,17 @@ class LiveSource {
     uint64_t dropped_messages() const;
 
     // For the source manager's clean-up.
-    bool idle() const { return !publishing_ && consumers_.empty(); }
+    bool idle() const { return !publishing_ && consumers_.empty() && attached_players_ == 0; }
+    // Players that another protocol's source feeds (WebRTC players of this
+    // stream): counted in clients and kept from idle collection.
+    void attach_player() { attached_players_++; }
+    void detach_player() {
+        if (attached_players_ > 0) attached_players_--;
+        touch_idle();
+    }
+    size_t attached_players() const { return attached_players_; }
+    // Bytes a publisher of another protocol received for this stream.
+    void add_recv_bytes(uint64_t n) { recv_bytes_ += n; }
     utime_t idle_since_us() const { return idle_since_us_; }
 
     // What the API shows.
@@ -105,6 +115,7 @@ class LiveSource {
     bool publishing_ = false;
     std::string publisher_cid_;
     SourceOptions options_;
+    size_t attached_players_ = 0;
     TimestampJitter jitter_;
     LiveMessagePtr metadata_;
     LiveMessagePtr video_sh_;

@@ -57,6 +57,9 @@ class Client {
     // Whether the API lists it: a stream client (playing or publishing);
     // a protocol that only carries streams may list its clients at once.
     virtual bool listed() const { return info_.kind != ClientKind::kUnknown; }
+    // The media transport when it is not the connection itself ("udp" or
+    // "tcp" for a WebRTC session); "" for the others.
+    virtual const char* transport() const { return ""; }
 
     ClientInfo& info() { return info_; }
     const ClientInfo& info() const { return info_; }

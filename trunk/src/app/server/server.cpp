@@ -22,6 +22,7 @@ Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
 Server::~Server() {
     close_listeners();
     connections_.stop();
+    if (rtc_) rtc_->stop();
     sources_.stop();
     blocking_worker_.stop();
 }
@@ -35,7 +36,9 @@ Error Server::initialize() {
     if (Error err = connections_.start(); !err.ok()) return SRS_WRAP(err, "connection manager");
     if (Error err = sources_.start(); !err.ok()) return SRS_WRAP(err, "source manager");
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
+    rtc_.reset(new RtcServer(this));
     if (Error err = listen_http(); !err.ok()) return SRS_WRAP(err, "listen http");
+    if (Error err = rtc_->start(read_rtc_server_options(*config_, [](const char* n) -> const char* { return getenv(n); })); !err.ok()) return SRS_WRAP(err, "rtc");
     exporter_.reset(new ExporterHandler(this, http_api_->service_id()));
     if (Error err = listen_exporter(read_exporter_options(*config_)); !err.ok()) return SRS_WRAP(err, "exporter");
     proc_stats_.sample();
@@ -76,6 +79,7 @@ Error Server::listen_http() {
     http_flv_.reset(new HttpFlvHandler(this));
     http_static_.reset(new HttpStaticHandler(config->get(keys::http_server_dir), &blocking_worker_));
     http_api_.reset(new HttpApiHandler(this));
+    rtc_api_.reset(new RtcApiHandler(this, http_api_.get(), rtc_.get()));
     if (server_on) {
         for (const auto& ep : server_eps) {
             std::unique_ptr<TcpAcceptor> a(new TcpAcceptor("HTTP", ep.ip, ep.port, this));
@@ -135,14 +139,17 @@ void Server::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
     Connection* c = nullptr;
     if (acceptor->kind() == "HTTP") {
         std::vector<HttpHandler*> handlers = {http_flv_.get()};
-        if (api_on_http_port_) handlers.push_back(http_api_.get());
+        if (api_on_http_port_) {
+            handlers.push_back(http_api_.get());
+            handlers.push_back(rtc_api_.get());
+        }
         handlers.push_back(http_static_.get());
         c = new HttpServerConnection(&connections_, sock.release(), "HTTP", handlers,
                                      config_->get(keys::http_server_crossdomain));
     } else if (acceptor->kind() == "EXPORTER") {
         c = new HttpServerConnection(&connections_, sock.release(), "EXPORTER", {exporter_.get()}, false);
     } else if (acceptor->kind() == "API") {
-        c = new HttpServerConnection(&connections_, sock.release(), "API", {http_api_.get()},
+        c = new HttpServerConnection(&connections_, sock.release(), "API", {http_api_.get(), rtc_api_.get()},
                                      config_->get(keys::http_api_crossdomain));
     } else {
         c = new RtmpServerConnection(&connections_, sock.release(), this);

@@ -11,6 +11,8 @@
 #include "app/config/config.hpp"
 #include "app/server/connection.hpp"
 #include "app/api/http_api.hpp"
+#include "app/api/rtc_api.hpp"
+#include "app/rtc/rtc_server.hpp"
 #include "app/exporter/exporter.hpp"
 #include "app/http/http_flv.hpp"
 #include "app/http/http_static.hpp"
@@ -80,6 +82,9 @@ class Server : public TcpClientHandler, public LiveContext {
     // Outlives the connection manager, which registers its connections.
     ClientRegistry clients_;
     ConnectionManager connections_;
+    // After the registry and the sources: its sessions are in both.
+    std::unique_ptr<RtcServer> rtc_;
+    std::unique_ptr<RtcApiHandler> rtc_api_;
     SignalPipe signals_;
     QuitMode quit_ = QuitMode::kNone;
     std::function<void()> quit_hook_;

@@ -1,0 +1,222 @@
+#include "app/api/rtc_api.hpp"
+
+#include "app/api/api_json.hpp"
+#include "app/config/config_keys.hpp"
+#include "app/rtc/rtc_server.hpp"
+#include "core/log.hpp"
+#include "core/strings.hpp"
+#include "kernel/sdp/sdp.hpp"
+#include "protocol/http/http_response.hpp"
+
+namespace srs {
+
+namespace {
+
+// Reads a query string ("a=1&b=2") the way HttpRequest does for its own.
+std::string query_value(const std::string& query, const std::string& key) {
+    size_t i = 0;
+    while (i <= query.size()) {
+        size_t amp = query.find('&', i);
+        if (amp == std::string::npos) amp = query.size();
+        std::string_view part(query.data() + i, amp - i);
+        size_t eq = part.find('=');
+        std::string name = url_decode(part.substr(0, eq), true);
+        if (name == key) return eq == std::string_view::npos ? "" : url_decode(part.substr(eq + 1), true);
+        i = amp + 1;
+    }
+    return "";
+}
+
+// The Host header without its port ("[::1]:1985" -> "::1").
+std::string host_without_port(const std::string* host) {
+    if (!host) return "";
+    std::string h = *host;
+    if (!h.empty() && h[0] == '[') {
+        size_t end = h.find(']');
+        return end == std::string::npos ? h : h.substr(1, end - 1);
+    }
+    size_t colon = h.find(':');
+    return colon == std::string::npos ? h : h.substr(0, colon);
+}
+
+std::string resolve_vhost(LiveContext* ctx, const std::string& host, const std::string& query) {
+    std::shared_ptr<const Config> config = ctx->config();
+    std::string v = query_value(query, "vhost");
+    if (v.empty()) v = query_value(query, "domain");
+    if (!v.empty() && config->has_vhost(v)) return v;
+    return config->has_vhost(host) ? host : kDefaultVhost;
+}
+
+// What every form of request shares: knobs from the query (URL first, then
+// the stream URL's for the JSON API).
+void read_knobs(const std::string& query, RtcSessionRequest* r) {
+    std::string eip = query_value(query, "eip");
+    if (eip.empty()) eip = query_value(query, "candidate");
+    if (!eip.empty()) r->eip = eip;
+    std::string codec = query_value(query, "codec");
+    if (!codec.empty()) r->codec = codec;
+    if (query_value(query, "encrypt") == "false") r->encrypt = false;
+}
+
+// Percent-encodes everything but RFC 3986 unreserved characters (and ':' of a session id).
+std::string url_encode(const std::string& s) {
+    static const char kHex[] = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : s) {
+        if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == ':') {
+            out += static_cast<char>(c);
+        } else {
+            out += '%';
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+int rtc_error_status(int code) {
+    if (code >= kErrorSdpTooLarge && code <= kErrorSdpAnswer) return 400;
+    switch (code) {
+        case kErrorRtcApiBody:
+        case kErrorRtcInvalidParams:
+            return 400;
+        case kErrorRtcDisabled:
+            return 403;
+        case kErrorRtcNoSession:
+            return 404;
+        case kErrorRtcSourceBusy:
+            return 409;
+        default:
+            return 500;
+    }
+}
+
+bool parse_webrtc_url(const std::string& url, std::string* host, std::string* app, std::string* stream,
+                      std::string* query) {
+    constexpr std::string_view kScheme = "webrtc://";
+    if (url.compare(0, kScheme.size(), kScheme) != 0) return false;
+    std::string rest = url.substr(kScheme.size());
+    size_t q = rest.find('?');
+    *query = q == std::string::npos ? "" : rest.substr(q + 1);
+    if (q != std::string::npos) rest = rest.substr(0, q);
+    size_t slash = rest.find('/');
+    if (slash == std::string::npos || slash == 0) return false;
+    std::string authority = rest.substr(0, slash);
+    *host = host_without_port(&authority);
+    std::string path = rest.substr(slash + 1);
+    size_t last = path.rfind('/');
+    if (last == std::string::npos || last == 0 || last + 1 >= path.size()) return false;
+    *app = path.substr(0, last);
+    *stream = path.substr(last + 1);
+    return true;
+}
+
+RtcApiHandler::RtcApiHandler(LiveContext* ctx, HttpApiHandler* api, RtcServer* rtc)
+    : ctx_(ctx), api_(api), rtc_(rtc) {}
+
+bool RtcApiHandler::match(const HttpRequest& req) const { return req.path.compare(0, 8, "/rtc/v1/") == 0; }
+
+Error RtcApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
+    const std::string& p = req.path;
+    bool whip = p == "/rtc/v1/whip/" || p == "/rtc/v1/whip";
+    bool whep = p == "/rtc/v1/whep/" || p == "/rtc/v1/whep" || p == "/rtc/v1/whip-play/" || p == "/rtc/v1/whip-play";
+    if (whip || whep) {
+        if (req.method == "DELETE") return serve_whip_delete(req, res);
+        if (req.method != "POST") return res->send(405, "text/plain", "use POST with an SDP offer, or DELETE\n");
+        return serve_whip(req, res, whep || req.query_param("action") == "play");
+    }
+    if (p == "/rtc/v1/publish/" || p == "/rtc/v1/publish" || p == "/rtc/v1/play/" || p == "/rtc/v1/play") {
+        if (req.method != "POST") return res->send(405, "text/plain", "use POST with a JSON body\n");
+        return serve_json(req, res, p.compare(0, 15, "/rtc/v1/publish") == 0);
+    }
+    return res->send_error(404);
+}
+
+Error RtcApiHandler::serve_whip(const HttpRequest& req, HttpResponse* res, bool play) {
+    RtcSessionRequest r;
+    r.publish = !play;
+    r.offer = req.body;
+    r.client_ip = res->socket() ? res->socket()->peer().ip : "";
+    r.api_host = host_without_port(req.header("Host"));
+    r.app = req.query_param("app");
+    r.stream = req.query_param("stream");
+    if (r.app.empty()) r.app = "live";
+    if (r.stream.empty()) r.stream = "livestream";
+    r.vhost = resolve_vhost(ctx_, r.api_host, req.query);
+    r.tc_url = "webrtc://" + r.api_host + "/" + r.app;
+    read_knobs(req.query, &r);
+    // The bearer token (WHIP section 4.5) or ?secret=: kept for auth hooks.
+    const std::string* auth = req.header("Authorization");
+    (void)auth;
+    RtcSessionAnswer a;
+    if (Error err = rtc_->create_session(r, &a); err.failed()) {
+        int status = rtc_error_status(err.code());
+        srs_warn("RTC: %s /%s/%s from %s refused (%d): %s", play ? "WHEP" : "WHIP", r.app.c_str(), r.stream.c_str(),
+                 r.client_ip.c_str(), status, err.summary().c_str());
+        std::string text = err.summary() + "\n";
+        err.ignore();
+        return res->send(status, "text/plain", text);
+    }
+    std::string location = std::string(play ? "/rtc/v1/whep/" : "/rtc/v1/whip/") + "?action=delete&token=" +
+                           url_encode(a.token) + "&app=" + url_encode(r.app) + "&stream=" + url_encode(r.stream) +
+                           "&session=" + url_encode(a.session_id);
+    res->head().set("Location", location);
+    return res->send(201, "application/sdp", a.sdp);
+}
+
+Error RtcApiHandler::serve_whip_delete(const HttpRequest& req, HttpResponse* res) {
+    std::string session = req.query_param("session");
+    std::string token = req.query_param("token");
+    if (Error err = rtc_->delete_session(session, token); err.failed()) {
+        int status = rtc_error_status(err.code());
+        std::string text = err.summary() + "\n";
+        err.ignore();
+        return res->send(status, "text/plain", text);
+    }
+    return res->send(200, "", "");
+}
+
+Error RtcApiHandler::serve_json(const HttpRequest& req, HttpResponse* res, bool publish) {
+    using Json = HttpApiHandler::Json;
+    // SRS's pages close after each call.
+    res->head().set("Connection", "Close");
+    auto fail = [&](Error err) {
+        int code = err.code();
+        srs_warn("RTC: %s API refused: %s", publish ? "publish" : "play", err.summary().c_str());
+        Json body = api_->envelope(code);
+        err.ignore();
+        return res->send(200, "application/json", dump_api_json(body));
+    };
+    Json j = Json::parse(req.body, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return fail(SRS_ERR(kErrorRtcApiBody, "the body is not a JSON object"));
+    auto str = [&j](const char* key) -> std::string {
+        auto it = j.find(key);
+        return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+    };
+    RtcSessionRequest r;
+    r.publish = publish;
+    r.offer = str("sdp");
+    if (r.offer.empty()) return fail(SRS_ERR(kErrorRtcApiBody, "no sdp in the body"));
+    std::string host, query;
+    if (!parse_webrtc_url(str("streamurl"), &host, &r.app, &r.stream, &query)) {
+        return fail(SRS_ERR(kErrorRtcApiBody, "streamurl %s is not webrtc://host/app/stream", str("streamurl").c_str()));
+    }
+    r.client_ip = res->socket() ? res->socket()->peer().ip : "";
+    std::string clientip = str("clientip");
+    if (!clientip.empty()) r.client_ip = clientip;
+    r.api_host = host_without_port(req.header("Host"));
+    r.vhost = resolve_vhost(ctx_, host, query);
+    r.tc_url = "webrtc://" + host + "/" + r.app;
+    read_knobs(query, &r);
+    read_knobs(req.query, &r);
+    RtcSessionAnswer a;
+    if (Error err = rtc_->create_session(r, &a); err.failed()) return fail(std::move(err));
+    Json body = api_->envelope(0);
+    body["sdp"] = a.sdp;
+    body["sessionid"] = a.session_id;
+    return res->send(200, "application/json", dump_api_json(body));
+}
+
+}  // namespace srs

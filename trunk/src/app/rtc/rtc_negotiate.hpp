@@ -1,0 +1,61 @@
+// Offer in, answer and session parameters out: what a WHIP/WHEP POST or an
+// SRS /rtc/v1/publish|play call asks of the server, without creating
+// anything. A refused offer allocates nothing beyond its parse.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/rtc/rtc_options.hpp"
+#include "app/rtc/rtc_session.hpp"
+#include "core/error.hpp"
+
+namespace srs {
+
+class RtcSource;
+
+// One signalling request, as the API layer read it.
+struct RtcSessionRequest {
+    bool publish = false;
+    std::string vhost, app, stream;
+    std::string offer;          // SDP text
+    std::string client_ip;      // the HTTP peer
+    std::string api_host;       // the Host the API was reached by (without port)
+    std::string eip;            // ?eip= (ip or ip:port): an extra candidate, offered first
+    std::string codec;          // ?codec= video preference (h264|h265|hevc|vp8|vp9|av1)
+    bool encrypt = true;        // ?encrypt=false turns SRTP off for this session
+    std::string tc_url;
+};
+
+struct RtcSessionAnswer {
+    std::string sdp;
+    std::string session_id;  // "<local ufrag>:<remote ufrag>", SRS's sessionid
+    std::string token;       // for the WHIP/WHEP Location
+    std::string cid;
+};
+
+// The server's host candidates for a request: eip first, then the
+// configured or detected addresses, then (api_as_candidates) the API host
+// when it is an address. Warnings explain candidates that will not reach
+// this client (loopback/private to a remote client).
+struct RtcCandidatePlan {
+    std::vector<SdpHostCandidate> candidates;
+    std::vector<std::string> warnings;
+};
+RtcCandidatePlan rtc_plan_candidates(const RtcServerOptions& server, const RtcSessionRequest& req,
+                                     const std::vector<std::string>& detected);
+
+// Parses and judges the offer and fills the session parameters (except the
+// peer's certificate and ICE credentials, which the caller adds) and the
+// answer's text. `source` may be null (no publisher known yet). Errors carry
+// kErrorSdp* (bad offer: 400) or kErrorRtcInvalidParams.
+struct RtcNegotiation {
+    RtcSessionParams params;
+    std::string answer_sdp;
+};
+Error rtc_negotiate(const RtcSessionRequest& req, const RtcServerOptions& server, const RtcVhostOptions& vhost,
+                    const RtcSource* source, const std::vector<SdpHostCandidate>& candidates,
+                    const std::string& local_ufrag, const std::string& local_pwd, const std::string& fingerprint,
+                    RtcNegotiation* out);
+
+}  // namespace srs

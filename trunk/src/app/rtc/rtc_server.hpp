@@ -1,0 +1,104 @@
+// The WebRTC server: one UDP port (rtc_server.listen, SO_REUSEPORT sockets
+// when rtc_server.reuseport > 1) carries every session, and the sessions the
+// signalling API creates.
+//
+// A listener coroutine per socket reads batches (recvmmsg), finds the session
+// of each datagram by the sender's address, or, for a STUN request from an
+// address not seen yet, by the ufrag its USERNAME names (the session's peer
+// then verifies MESSAGE-INTEGRITY and FINGERPRINT before anything is bound),
+// and hands it over. What sessions send (answers, DTLS, fan-out to players)
+// is protected into the listener's send slots and leaves with one sendmmsg
+// per batch. A timer coroutine drives the sessions' clocks (DTLS, feedback,
+// reports, stun timeouts) every 20 ms and frees the sessions that ended.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "app/rtc/rtc_negotiate.hpp"
+#include "app/rtc/rtc_options.hpp"
+#include "app/rtc/rtc_session.hpp"
+#include "app/rtc/rtc_source.hpp"
+#include "app/server/live_context.hpp"
+#include "io/coroutine.hpp"
+#include "protocol/rtc/dtls.hpp"
+
+namespace srs {
+
+class UdpBatchSocket;
+
+// A transport address as a hashable key.
+struct RtcAddressKey {
+    uint8_t family = 0;
+    uint16_t port = 0;
+    uint8_t ip[16] = {};
+    bool operator==(const RtcAddressKey& o) const;
+};
+struct RtcAddressKeyHash {
+    size_t operator()(const RtcAddressKey& k) const;
+};
+
+class RtcServer : public RtcSession::AddressListener, public CoroutineHandler {
+  public:
+    explicit RtcServer(LiveContext* ctx);
+    ~RtcServer() override;
+
+    // Makes the certificate and opens the sockets; nothing when disabled.
+    Error start(const RtcServerOptions& options);
+    void stop();
+    bool running() const { return started_; }
+    const RtcServerOptions& options() const { return options_; }
+
+    // Signalling: a new session for an offer. Errors: kErrorRtcDisabled,
+    // kErrorRtcSourceBusy, kErrorSdp* / kErrorRtcInvalidParams (bad offer).
+    Error create_session(const RtcSessionRequest& req, RtcSessionAnswer* answer);
+    // DELETE of a WHIP/WHEP resource: `session` is the local ufrag (or SRS's
+    // "ufrag:remote"), `token` must match. kErrorRtcNoSession otherwise.
+    Error delete_session(const std::string& session, const std::string& token);
+    size_t session_count() const { return sessions_.size(); }
+
+    void on_session_address(RtcSession* session, const StunAddress& addr) override;
+
+    struct Stats {
+        uint64_t rx_packets = 0, rx_stun = 0, rx_dtls = 0, rx_rtp = 0, rx_unknown_addr = 0, rx_dropped = 0;
+        uint64_t sessions_created = 0, sessions_refused = 0, sessions_closed = 0;
+    };
+    const Stats& stats() const { return stats_; }
+
+  private:
+    class Listener;
+    class UdpPath;
+    friend class Listener;
+    friend class UdpPath;
+
+    Error cycle() override;  // the timer coroutine
+    void on_datagram(Listener* l, int index, utime_t now);
+    void reap();
+    void log_stats(utime_t now);
+    std::vector<std::string> detected_addresses();
+
+    LiveContext* ctx_;
+    RtcServerOptions options_;
+    bool started_ = false;
+    std::shared_ptr<DtlsCertificate> certificate_;
+    std::vector<std::unique_ptr<Listener>> listeners_;
+    RtcSourceManager sources_;
+    std::vector<std::unique_ptr<RtcSession>> sessions_;
+    std::map<std::string, RtcSession*> by_ufrag_;
+    std::unordered_map<RtcAddressKey, RtcSession*, RtcAddressKeyHash> by_addr_;
+    std::unique_ptr<Coroutine> timer_;
+    // While a listener hands a datagram to a session: where it came from and
+    // to which local address, so a verified address can be bound.
+    Listener* current_listener_ = nullptr;
+    int current_index_ = -1;
+    std::vector<std::string> detected_;
+    utime_t detected_at_ = -1;
+    utime_t next_stats_ = 0;
+    uint64_t tick_ = 0;
+    Stats stats_;
+};
+
+}  // namespace srs

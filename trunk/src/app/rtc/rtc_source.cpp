@@ -1,0 +1,199 @@
+#include "app/rtc/rtc_source.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/bytes.hpp"
+#include "core/strings.hpp"
+#include "app/rtc/rtc_random.hpp"
+
+namespace srs {
+
+const char* rtc_media_kind_name(RtcMediaKind kind) { return kind == RtcMediaKind::kAudio ? "audio" : "video"; }
+
+namespace {
+
+bool h264_nalu_is_key(uint8_t type) { return type == 5 || type == 7; }  // IDR slice, SPS
+
+}  // namespace
+
+bool rtp_payload_starts_keyframe(const std::string& codec, const uint8_t* p, size_t size) {
+    if (size == 0) return false;
+    if (iequals(codec, "H264")) {
+        uint8_t type = p[0] & 0x1f;
+        if (type >= 1 && type <= 23) return h264_nalu_is_key(type);
+        if (type == 24) {  // STAP-A: 16-bit sizes, then NALUs
+            size_t i = 1;
+            while (i + 3 <= size) {
+                size_t n = load_be16(p + i);
+                if (n == 0 || i + 2 + n > size) return false;
+                if (h264_nalu_is_key(p[i + 2] & 0x1f)) return true;
+                i += 2 + n;
+            }
+            return false;
+        }
+        if (type == 28 && size >= 2) {  // FU-A: start bit and the fragmented NALU's type
+            return (p[1] & 0x80) && h264_nalu_is_key(p[1] & 0x1f);
+        }
+        return false;
+    }
+    if (iequals(codec, "VP8")) {
+        // RFC 7741 payload descriptor: X R N S R PID; optional extension bytes.
+        size_t i = 1;
+        bool start = p[0] & 0x10;
+        uint8_t pid = p[0] & 0x07;
+        if (p[0] & 0x80) {  // X: I L T K follow
+            if (size < 2) return false;
+            uint8_t x = p[1];
+            i = 2;
+            if (x & 0x80) {  // I: picture id, 7 or 15 bits
+                if (i >= size) return false;
+                i += (p[i] & 0x80) ? 2 : 1;
+            }
+            if (x & 0x40) i += 1;           // L: TL0PICIDX
+            if (x & 0x30) i += 1;           // T or K: TID/KEYIDX
+        }
+        if (!start || pid != 0 || i >= size) return false;
+        return (p[i] & 0x01) == 0;  // the VP8 frame header's inverse key frame flag
+    }
+    return false;
+}
+
+RtcTrack::RtcTrack(RtcMediaKind kind, size_t ring_capacity, uint32_t ssrc) : kind_(kind), ssrc_(ssrc) {
+    size_t cap = 1;
+    while (cap < ring_capacity) cap <<= 1;
+    capacity_ = cap;
+    mask_ = cap - 1;
+}
+
+const RtcPacket* RtcTrack::store(const uint8_t* data, size_t size, const RtpHeader& h) {
+    // The players' header: 12 bytes, no CSRCs, no extensions, no padding.
+    size_t payload_size = h.payload_size;
+    if (h.header_size + payload_size > size || kRtpFixedHeaderSize + payload_size > kRtcMaxRtpPacket) return nullptr;
+    if (rebase_ || !started_) {
+        // Continue right after what players last saw, whatever the new
+        // publisher numbers from; a timestamp step of one frame at 90 kHz.
+        uint16_t next_seq = started_ ? static_cast<uint16_t>(last_seq_ + 1) : h.sequence;
+        uint32_t next_ts = started_ ? last_ts_ + 3000 : h.timestamp;
+        seq_offset_ = static_cast<uint16_t>(next_seq - h.sequence);
+        ts_offset_ = next_ts - h.timestamp;
+        rebase_ = false;
+        started_ = true;
+        last_seq_ = static_cast<uint16_t>(next_seq - 1);
+        last_ts_ = next_ts;
+    }
+    if (ring_.empty()) ring_.resize(capacity_);
+    uint16_t seq = static_cast<uint16_t>(h.sequence + seq_offset_);
+    RtcPacket& slot = ring_[seq & mask_];
+    if (slot.valid && slot.seq == seq) return nullptr;  // a duplicate (a retransmission we already had)
+    uint32_t ts = h.timestamp + ts_offset_;
+    slot.valid = true;
+    slot.seq = seq;
+    slot.timestamp = ts;
+    slot.marker = h.marker;
+    slot.size = static_cast<uint16_t>(kRtpFixedHeaderSize + payload_size);
+    slot.payload_offset = kRtpFixedHeaderSize;
+    uint8_t* out = slot.data;
+    out[0] = 0x80;
+    out[1] = static_cast<uint8_t>((h.marker ? 0x80 : 0) | (h.payload_type & 0x7f));
+    store_be16(out + 2, seq);
+    store_be32(out + 4, ts);
+    store_be32(out + 8, ssrc_);
+    memcpy(out + kRtpFixedHeaderSize, data + h.header_size, payload_size);
+    slot.keyframe = kind_ == RtcMediaKind::kVideo &&
+                    rtp_payload_starts_keyframe(codec_.name, data + h.header_size, payload_size);
+    if (seq_newer(seq, last_seq_)) {
+        last_seq_ = seq;
+        last_ts_ = ts;
+    }
+    packets_++;
+    return &slot;
+}
+
+const RtcPacket* RtcTrack::find(uint16_t seq) const {
+    if (ring_.empty()) return nullptr;
+    const RtcPacket& slot = ring_[seq & mask_];
+    return slot.valid && slot.seq == seq ? &slot : nullptr;
+}
+
+// Rings: about 1 s of a 2.5 Mbps video stream, 5 s of Opus.
+RtcSource::RtcSource(std::string vhost, std::string app, std::string stream)
+    : vhost_(std::move(vhost)),
+      app_(std::move(app)),
+      stream_(std::move(stream)),
+      audio_(RtcMediaKind::kAudio, 256, rtc_random_u32()),
+      video_(RtcMediaKind::kVideo, 1024, rtc_random_u32()) {}
+
+void RtcSource::set_publisher(RtcPublisherControl* publisher, const RtcTrackCodec& audio, const RtcTrackCodec& video) {
+    publisher_ = publisher;
+    audio_.set_codec(audio);
+    video_.set_codec(video);
+    audio_.rebase();
+    video_.rebase();
+    last_keyframe_request_ = -1;
+}
+
+void RtcSource::clear_publisher(RtcPublisherControl* publisher) {
+    if (publisher_ != publisher) return;
+    publisher_ = nullptr;
+    // Copy: a player may leave from inside its callback.
+    std::vector<RtcPlayerSink*> players = players_;
+    for (RtcPlayerSink* p : players) p->on_source_unpublish();
+}
+
+void RtcSource::add_player(RtcPlayerSink* player) { players_.push_back(player); }
+
+void RtcSource::remove_player(RtcPlayerSink* player) {
+    players_.erase(std::remove(players_.begin(), players_.end(), player), players_.end());
+}
+
+void RtcSource::on_publisher_rtp(RtcMediaKind kind, const uint8_t* data, size_t size, const RtpHeader& h,
+                                 utime_t now) {
+    (void)size;
+    const RtcPacket* packet = track(kind).store(data, size, h);
+    if (!packet) return;
+    // Index loop: players only leave from the server's reaper, never from here.
+    for (size_t i = 0; i < players_.size(); i++) players_[i]->on_source_packet(kind, *packet, now);
+}
+
+void RtcSource::request_keyframe(utime_t now) {
+    if (!publisher_) return;
+    if (last_keyframe_request_ >= 0 && now - last_keyframe_request_ < kKeyframeInterval) {
+        keyframe_suppressed_++;
+        return;
+    }
+    last_keyframe_request_ = now;
+    keyframe_requests_++;
+    publisher_->request_keyframe(now);
+}
+
+RtcSource* RtcSourceManager::fetch_or_create(const std::string& vhost, const std::string& app,
+                                             const std::string& stream) {
+    if (RtcSource* s = find(vhost, app, stream)) return s;
+    sources_.emplace_back(new RtcSource(vhost, app, stream));
+    return sources_.back().get();
+}
+
+RtcSource* RtcSourceManager::find(const std::string& vhost, const std::string& app, const std::string& stream) const {
+    for (const auto& s : sources_) {
+        if (s->vhost() == vhost && s->app() == app && s->stream() == stream) return s.get();
+    }
+    return nullptr;
+}
+
+RtcSource* RtcSourceManager::adopt(std::unique_ptr<RtcSource> source) {
+    sources_.push_back(std::move(source));
+    return sources_.back().get();
+}
+
+void RtcSourceManager::release(RtcSource* source) {
+    if (!source || !source->idle()) return;
+    for (auto it = sources_.begin(); it != sources_.end(); ++it) {
+        if (it->get() == source) {
+            sources_.erase(it);
+            return;
+        }
+    }
+}
+
+}  // namespace srs

@@ -1,0 +1,163 @@
+// The WebRTC side of one stream: the publisher's tracks, a ring of recent
+// packets per track, and the players it fans out to.
+//
+// A packet from the publisher is copied once into its track's ring with the
+// header the players get (the track's own SSRC, sequence and timestamp made
+// continuous across republishes, header extensions removed); every player
+// then reads that one copy: it rewrites the payload type where its
+// negotiation differs, SRTP-protects into its send slot and queues it. A
+// player's NACK is answered from the same ring (the sequence numbers it sees
+// are the ring's), so no player keeps packets of its own.
+//
+// The stream itself (its name in /api/v1/streams, who publishes it) is the
+// protocol-neutral LiveSource: an RTC publisher publishes it there too, so an
+// RTMP publisher of the same stream is refused and the API lists it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "kernel/rtp/rtp.hpp"
+#include "kernel/sdp/sdp_answer.hpp"
+
+namespace srs {
+
+constexpr size_t kRtcMaxRtpPacket = 1500;
+
+enum class RtcMediaKind : uint8_t { kAudio = 0, kVideo = 1 };
+const char* rtc_media_kind_name(RtcMediaKind kind);
+
+// One packet as players get it (before their payload type and SRTP).
+struct RtcPacket {
+    uint16_t seq = 0;
+    bool valid = false;
+    bool keyframe = false;  // the first packet of a keyframe (players waiting for one start here)
+    bool marker = false;
+    uint32_t timestamp = 0;
+    uint16_t size = 0;
+    uint16_t payload_offset = 0;
+    uint8_t data[kRtcMaxRtpPacket];
+};
+
+// What the publisher negotiated for one kind of media.
+struct RtcTrackCodec {
+    bool present = false;
+    std::string name;        // "H264", "opus", "VP8"...
+    int pt = -1;             // the publisher's payload type
+    uint32_t clock_rate = 0;
+    int channels = 0;
+    std::string fmtp;
+};
+
+// Whether this payload starts a keyframe, for the codecs that say so cheaply
+// (H.264: an IDR or SPS NALU, alone, in a STAP-A or starting a FU-A; VP8:
+// the start of a partition 0 whose P bit is 0). Others: false.
+bool rtp_payload_starts_keyframe(const std::string& codec, const uint8_t* payload, size_t size);
+
+class RtcPlayerSink {
+  public:
+    virtual ~RtcPlayerSink() = default;
+    // One packet of the stream for this player (from the ring; read only).
+    virtual void on_source_packet(RtcMediaKind kind, const RtcPacket& packet, utime_t now) = 0;
+    // The publisher went away (players keep their session and wait for the next).
+    virtual void on_source_unpublish() = 0;
+};
+
+class RtcPublisherControl {
+  public:
+    virtual ~RtcPublisherControl() = default;
+    // Ask the publisher for a keyframe (the source rate-limits the calls).
+    virtual void request_keyframe(utime_t now) = 0;
+};
+
+class RtcTrack {
+  public:
+    RtcTrack(RtcMediaKind kind, size_t ring_capacity, uint32_t ssrc);
+    RtcMediaKind kind() const { return kind_; }
+    uint32_t ssrc() const { return ssrc_; }
+    const RtcTrackCodec& codec() const { return codec_; }
+    void set_codec(const RtcTrackCodec& codec) { codec_ = codec; }
+    // Starts a new publish: the next packet's seq/timestamp continue from the last one sent.
+    void rebase() { rebase_ = true; }
+    // Copies a publisher packet into the ring with the players' header; nullptr
+    // when it does not fit (too big) or repeats a packet still in the ring.
+    const RtcPacket* store(const uint8_t* data, size_t size, const RtpHeader& h);
+    const RtcPacket* find(uint16_t seq) const;
+    uint64_t packets() const { return packets_; }
+
+  private:
+    RtcMediaKind kind_;
+    uint32_t ssrc_;
+    RtcTrackCodec codec_;
+    std::vector<RtcPacket> ring_;  // allocated by the first store(): a source that is only negotiated costs nothing
+    size_t capacity_;
+    size_t mask_;
+    bool started_ = false;
+    bool rebase_ = true;
+    uint16_t seq_offset_ = 0;
+    uint32_t ts_offset_ = 0;
+    uint16_t last_seq_ = 0;      // the last sequence handed out (players' numbering)
+    uint32_t last_ts_ = 0;
+    uint64_t packets_ = 0;
+};
+
+class RtcSource {
+  public:
+    RtcSource(std::string vhost, std::string app, std::string stream);
+    const std::string& vhost() const { return vhost_; }
+    const std::string& app() const { return app_; }
+    const std::string& stream() const { return stream_; }
+    std::string url() const { return "/" + app_ + "/" + stream_; }
+
+    bool has_publisher() const { return publisher_ != nullptr; }
+    void set_publisher(RtcPublisherControl* publisher, const RtcTrackCodec& audio, const RtcTrackCodec& video);
+    void clear_publisher(RtcPublisherControl* publisher);
+    RtcTrack& track(RtcMediaKind kind) { return kind == RtcMediaKind::kAudio ? audio_ : video_; }
+    const RtcTrack& track(RtcMediaKind kind) const { return kind == RtcMediaKind::kAudio ? audio_ : video_; }
+
+    void add_player(RtcPlayerSink* player);
+    void remove_player(RtcPlayerSink* player);
+    size_t player_count() const { return players_.size(); }
+    bool idle() const { return publisher_ == nullptr && players_.empty(); }
+
+    // A publisher packet: stored once, then given to every player.
+    void on_publisher_rtp(RtcMediaKind kind, const uint8_t* data, size_t size, const RtpHeader& h, utime_t now);
+    // A player's PLI/FIR, or a player that needs a first keyframe: at most one
+    // request to the publisher per kKeyframeInterval.
+    void request_keyframe(utime_t now);
+    uint64_t keyframe_requests() const { return keyframe_requests_; }
+    uint64_t keyframe_suppressed() const { return keyframe_suppressed_; }
+
+    static constexpr utime_t kKeyframeInterval = 500 * kUsPerMs;
+
+  private:
+    std::string vhost_, app_, stream_;
+    RtcPublisherControl* publisher_ = nullptr;
+    RtcTrack audio_;
+    RtcTrack video_;
+    std::vector<RtcPlayerSink*> players_;
+    utime_t last_keyframe_request_ = -1;
+    uint64_t keyframe_requests_ = 0;
+    uint64_t keyframe_suppressed_ = 0;
+};
+
+// Every RtcSource by vhost/app/stream; a source is freed when it has neither
+// publisher nor players.
+class RtcSourceManager {
+  public:
+    RtcSource* fetch_or_create(const std::string& vhost, const std::string& app, const std::string& stream);
+    RtcSource* find(const std::string& vhost, const std::string& app, const std::string& stream) const;
+    // Takes a source made outside (negotiated against before it was kept).
+    RtcSource* adopt(std::unique_ptr<RtcSource> source);
+    // Frees the source if it is idle.
+    void release(RtcSource* source);
+    size_t size() const { return sources_.size(); }
+
+  private:
+    std::vector<std::unique_ptr<RtcSource>> sources_;
+};
+
+}  // namespace srs
