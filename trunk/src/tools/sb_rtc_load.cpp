@@ -407,8 +407,8 @@ Error Player::media_loop(RtcPeer* peer, UdpSocket* sock) {
         if (closed_ || server_bye_) {
             // The server ended a session that played: a normal end. Before
             // that (ICE, DTLS): a failed handshake.
-            if (connected_ && (server_bye_ || closed_code_ == kErrorRtcSessionClosed || closed_code_ == 0 ||
-                               (closed_code_ >= kErrorRtcBase && closed_code_ < kErrorStunTruncated))) {
+            if (connected_ && (server_bye_ || closed_code_ == kErrorRtcPeerClosedByPeer ||
+                               closed_code_ == kErrorRtcSessionClosed)) {
                 return Error();
             }
             return SRS_ERR(closed_code_ ? closed_code_ : kErrorDtlsHandshake, "peer closed %s: %s",
@@ -422,18 +422,23 @@ Error Player::media_loop(RtcPeer* peer, UdpSocket* sock) {
         if (connected_ && now - last_media_us_ > timeout) {
             return SRS_ERR(kErrorSocketTimeout, "no RTP for %d ms", opt_->timeout_ms);
         }
-        const utime_t due = peer->next_timeout();
-        if (due >= 0 && due <= now) {
+        bool queued = false;
+        if (const utime_t due = peer->next_timeout(); due >= 0 && due <= now) {
             if (Error err = peer->handle_timeout(now); err.failed()) return SRS_WRAP(err, "peer timer");
-            continue;  // flush what the timer queued
+            queued = true;
         }
         if (connected_ && now >= next_report) {
             if (Error err = send_report(peer, now); err.failed()) return err;
             next_report = now + kReportInterval;
-            continue;
+            queued = true;
         }
+        if (queued) {
+            if (Error err = flush(peer, sock); err.failed()) return err;
+        }
+        // Sleep until a packet, the peer's next timer or the next report; a
+        // timer still due (or none) waits at least 1 ms, at most kMaxWait.
         utime_t wake = now + kMaxWait;
-        if (due >= 0) wake = std::min(wake, due);
+        if (const utime_t due = peer->next_timeout(); due > now) wake = std::min(wake, due);
         if (connected_) wake = std::min(wake, next_report);
         sockaddr_storage from;
         socklen_t from_len = sizeof(from);
@@ -603,9 +608,10 @@ void Player::on_peer_closed(const Error& reason) {
 
 const char* Player::error_kind(const Error& err) const {
     const int code = err.code();
-    // STUN, DTLS, SRTP: ICE or the DTLS handshake did not get through.
+    // STUN, DTLS, SRTP, the peer: ICE or the DTLS handshake did not get
+    // through, or the session failed (consent lost, DTLS alert).
     if ((code >= kErrorStunTruncated && code <= kErrorStunCrypto) || (code >= kErrorDtlsInit && code <= kErrorDtlsSrtp) ||
-        (code >= kErrorSrtpInit && code <= kErrorSrtpUnprotect)) {
+        (code >= kErrorSrtpInit && code <= kErrorSrtpUnprotect) || (code >= kErrorRtcPeerState && code <= kErrorRtcPeerDtls)) {
         return "handshake";
     }
     // The signalling's HTTP, JSON or SDP that does not parse or is unusable.
