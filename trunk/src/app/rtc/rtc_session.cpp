@@ -108,6 +108,7 @@ void RtcSession::detach() {
 Error RtcSession::handle_datagram(uint8_t* data, size_t size, const StunAddress& from, utime_t now,
                                   RtcSendPath* reply) {
     recv_bytes_ += size;
+    clock_ = now;
     Error err = peer_.handle_datagram(data, size, from, now);
     flush_peer(reply, &from);
     if (err.failed()) counters_.dropped++;
@@ -135,6 +136,7 @@ void RtcSession::close(utime_t now, Error reason) {
 
 void RtcSession::on_timer(utime_t now) {
     if (dead_) return;
+    clock_ = now;
     if (expire_requested_) {
         close(now, SRS_ERR(kErrorRtcSessionClosed, "kicked"));
         return;
@@ -249,8 +251,8 @@ void RtcSession::on_peer_connected() {
               params_.stream.c_str(), peer_.milestones().c_str());
     if (!params_.publisher && params_.video.present) {
         // A keyframe on the player's behalf, so its first frame comes quickly.
-        keyframe_asked_ = monotonic_us();
-        source_->request_keyframe(keyframe_asked_);
+        keyframe_asked_ = clock_;
+        source_->request_keyframe(clock_);
     }
 }
 
@@ -376,7 +378,7 @@ void RtcSession::on_peer_closed(const Error& reason) {
 }
 
 void RtcSession::on_source_packet(RtcMediaKind kind, const RtcPacket& packet, utime_t now) {
-    (void)now;
+    clock_ = now;
     if (!connected_ || dead_) return;
     if (kind == RtcMediaKind::kVideo && waiting_keyframe_) {
         if (!packet.keyframe) return;
@@ -401,7 +403,7 @@ void RtcSession::send_media(RtcMediaKind kind, const RtcPacket& packet, bool ret
     send_bytes_ += out;
     counters_.rtp_out++;
     if (!retransmit) {
-        if (auto& s = send_stats_[kind_index(kind)]) s->on_packet(packet.timestamp, packet.size - packet.payload_offset, monotonic_us());
+        if (auto& s = send_stats_[kind_index(kind)]) s->on_packet(packet.timestamp, packet.size - packet.payload_offset, clock_);
     }
 }
 

@@ -176,6 +176,7 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     RtcTcpConn* tcp_ = nullptr;
     AddressListener* address_listener_ = nullptr;
 
+    utime_t clock_ = 0;  // the latest `now` given (callbacks without a clock use it)
     bool connected_ = false;
     bool dead_ = false;
     bool failed_ = false;
