@@ -5,6 +5,7 @@
 #include "app/live/source_manager.hpp"
 #include "app/rtc/rtc_random.hpp"
 #include "core/log.hpp"
+#include "core/strings.hpp"
 #include "kernel/rtp/rtcp.hpp"
 
 namespace srs {
@@ -380,6 +381,19 @@ void RtcSession::on_peer_closed(const Error& reason) {
 void RtcSession::on_source_packet(RtcMediaKind kind, const RtcPacket& packet, utime_t now) {
     clock_ = now;
     if (!connected_ || dead_) return;
+    if (checked_generation_ != source_->generation()) {
+        checked_generation_ = source_->generation();
+        for (int k = 0; k < 2; k++) {
+            RtcMediaKind kk = k == 0 ? RtcMediaKind::kAudio : RtcMediaKind::kVideo;
+            const RtcTrackCodec& published = source_->track(kk).codec();
+            codec_ok_[k] = track(kk).present && published.present && iequals(published.name, track(kk).codec);
+            if (track(kk).present && published.present && !codec_ok_[k]) {
+                srs_warn("RTC: session %s plays %s %s but %s is published: that track is not sent", cid_.c_str(),
+                         rtc_media_kind_name(kk), track(kk).codec.c_str(), published.name.c_str());
+            }
+        }
+    }
+    if (!codec_ok_[kind_index(kind)]) return;
     if (kind == RtcMediaKind::kVideo && waiting_keyframe_) {
         if (!packet.keyframe) return;
         waiting_keyframe_ = false;

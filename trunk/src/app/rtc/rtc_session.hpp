@@ -198,6 +198,10 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     // player
     std::unique_ptr<RtpSendStats> send_stats_[2];
     bool waiting_keyframe_ = true;
+    // Whether the published codec of each kind is the one this player
+    // negotiated (checked once per publish, not per packet).
+    uint32_t checked_generation_ = 0;
+    bool codec_ok_[2] = {false, false};
     utime_t keyframe_asked_ = -1;
     utime_t next_sr_ = 0;
     utime_t next_peer_timer_ = 0;
