@@ -199,6 +199,19 @@ enum ErrorCode : int {
     kErrorSrtpBufferTooSmall = 5505,  // protect: no room for the trailer before cap
     kErrorSrtpProtect = 5506,         // srtp_protect / srtp_protect_rtcp failed
     kErrorSrtpUnprotect = 5507,       // srtp_unprotect / _rtcp failed: altered, replayed, too short
+    // The WebRTC peer (protocol/rtc/rtc_peer), 5600s: one datagram dropped, or why the session ended.
+    kErrorRtcPeerState = 5600,        // called in a state that does not take it (media before connected, after close)
+    kErrorRtcPeerOptions = 5601,      // options missing a certificate, ufrag, password, fingerprint or candidate
+    kErrorRtcPeerAddress = 5602,      // DTLS/RTP/RTCP from an address other than the selected one
+    kErrorRtcPeerDemux = 5603,        // empty datagram, or a first byte in no RFC 7983 range we take
+    kErrorRtcPeerStun = 5604,         // a STUN message we do not take (class, method, unknown required attribute)
+    kErrorRtcPeerStunUsername = 5605, // USERNAME missing or not "<ours>:<theirs>"
+    kErrorRtcPeerStunTransaction = 5606, // a response to no outstanding check
+    kErrorRtcPeerStunError = 5607,    // a binding error response to one of our checks
+    kErrorRtcPeerStunTimeout = 5608,  // no verified binding request (server) or response (client) for stun_timeout
+    kErrorRtcPeerRandom = 5609,       // RAND_bytes failed
+    kErrorRtcPeerClosedByPeer = 5610, // DTLS close_notify received
+    kErrorRtcPeerDtls = 5611,         // DTLS failed without an error of its own (the 5400s error is the cause otherwise)
 };
 
 class [[nodiscard]] Error {

@@ -167,6 +167,13 @@ Error RtcServer::start(const RtcServerOptions& options) {
     for (auto& l : listeners_) {
         if (Error err = l->start(); err.failed()) return SRS_WRAP(err, "rtc listener");
     }
+    if (options.tcp_enabled) {
+        std::string ip = options.ipv6 ? "::" : "0.0.0.0";
+        tcp_acceptor_.reset(new TcpAcceptor("RTC-TCP", ip, options.tcp_port, this));
+        if (Error err = tcp_acceptor_->listen(); err.failed()) {
+            return SRS_WRAP(err, "rtc_server.tcp.listen %d", options.tcp_port);
+        }
+    }
     timer_.reset(new Coroutine("rtc-timer", this));
     if (Error err = timer_->start(); err.failed()) return SRS_WRAP(err, "rtc timer");
     started_ = true;
@@ -181,11 +188,14 @@ Error RtcServer::start(const RtcServerOptions& options) {
 }
 
 void RtcServer::stop() {
+    if (tcp_acceptor_) tcp_acceptor_->close();
     if (timer_) timer_->stop();
     for (auto& l : listeners_) l->stop();
     utime_t now = monotonic_us();
     for (auto& s : sessions_) s->close(now, SRS_ERR(kErrorRtcSessionClosed, "server stops"));
     for (auto& l : listeners_) l->flush();
+    for (auto& c : tcp_conns_) c->stop();
+    reap_tcp();
     reap();
     listeners_.clear();
     started_ = false;
@@ -289,13 +299,37 @@ Error RtcServer::delete_session(const std::string& session, const std::string& t
 void RtcServer::on_datagram(Listener* l, int index, utime_t now) {
     const UdpRecvDatagram& d = l->socket()->datagram(index);
     stats_.rx_packets++;
-    if (d.size == 0) {
+    current_listener_ = l;
+    current_index_ = index;
+    // STUN answers go back where the request came from, bound or not.
+    UdpPath reply(l, d.from, d.from_len, d.has_local ? &d.local : nullptr);
+    route(d.data, d.size, stun_address_of(d.from), &reply, now);
+    current_listener_ = nullptr;
+    current_index_ = -1;
+}
+
+void RtcServer::on_tcp_frame(RtcTcpConn* conn, uint8_t* data, size_t size, utime_t now) {
+    stats_.rx_packets++;
+    sockaddr_storage ss;
+    socklen_t len = 0;
+    StunAddress from;
+    if (make_sockaddr(conn->peer().ip, conn->peer().port, &ss, &len).ok()) from = stun_address_of(ss);
+    current_tcp_ = conn;
+    std::unique_ptr<RtcSendPath> reply = conn->make_path();
+    route(data, size, from, reply.get(), now);
+    current_tcp_ = nullptr;
+    // TCP sessions are not on a UDP listener's flush: their frames are
+    // already queued on the connection, and fan-out may have used the UDP slots.
+    for (auto& l : listeners_) l->flush();
+}
+
+void RtcServer::route(uint8_t* data, size_t size, const StunAddress& from, RtcSendPath* reply, utime_t now) {
+    if (size == 0) {
         stats_.rx_dropped++;
         return;
     }
-    StunAddress from = stun_address_of(d.from);
     RtcAddressKey key = key_of(from);
-    DatagramKind kind = classify_datagram(d.data[0]);
+    DatagramKind kind = classify_datagram(data[0]);
     if (kind == DatagramKind::kStun) stats_.rx_stun++;
     if (kind == DatagramKind::kDtls) stats_.rx_dtls++;
     if (kind == DatagramKind::kRtp) stats_.rx_rtp++;
@@ -306,12 +340,13 @@ void RtcServer::on_datagram(Listener* l, int index, utime_t now) {
         // A request names its session by ufrag; a NAT rebinding shows up as a
         // known ufrag from a new address.
         StunMessage m;
-        if (Error err = m.decode(d.data, d.size); err.failed()) {
+        if (Error err = m.decode(data, size); err.failed()) {
             stats_.rx_dropped++;
             if (stats_.rx_dropped <= 10 || stats_.rx_dropped % 1000 == 0) {
                 srs_warn("RTC: drop a STUN datagram from %s: %s (%llu dropped)", from.to_string().c_str(),
                          err.summary().c_str(), (unsigned long long)stats_.rx_dropped);
             }
+            err.ignore();
             return;
         }
         std::string_view ufrag;
@@ -325,36 +360,70 @@ void RtcServer::on_datagram(Listener* l, int index, utime_t now) {
         stats_.rx_dropped++;
         if (stats_.rx_unknown_addr <= 10 || stats_.rx_unknown_addr % 1000 == 0) {
             srs_warn("RTC: drop a datagram from %s (first byte %u, %zu bytes): no session for it (%llu such)",
-                     from.to_string().c_str(), d.data[0], d.size, (unsigned long long)stats_.rx_unknown_addr);
+                     from.to_string().c_str(), data[0], size, (unsigned long long)stats_.rx_unknown_addr);
         }
         return;
     }
-    current_listener_ = l;
-    current_index_ = index;
-    // STUN answers go back where the request came from, bound or not.
-    UdpPath reply(l, d.from, d.from_len, d.has_local ? &d.local : nullptr);
-    Error err = session->handle_datagram(d.data, d.size, from, now, &reply);
-    current_listener_ = nullptr;
-    current_index_ = -1;
+    Error err = session->handle_datagram(data, size, from, now, reply);
     if (err.failed()) {
         stats_.rx_dropped++;
         if (session->counters().dropped <= 10 || session->counters().dropped % 1000 == 0) {
             srs_warn("RTC: session %s drops a datagram from %s: %s (%llu dropped)", session->cid().c_str(),
                      from.to_string().c_str(), err.summary().c_str(), (unsigned long long)session->counters().dropped);
         }
+        err.ignore();
     }
 }
 
 void RtcServer::on_session_address(RtcSession* session, const StunAddress& addr) {
-    if (!current_listener_ || current_index_ < 0) return;
-    const UdpRecvDatagram& d = current_listener_->socket()->datagram(current_index_);
+    std::unique_ptr<RtcSendPath> path;
+    if (current_tcp_) {
+        path = current_tcp_->make_path();
+    } else if (current_listener_ && current_index_ >= 0) {
+        const UdpRecvDatagram& d = current_listener_->socket()->datagram(current_index_);
+        path.reset(new UdpPath(current_listener_, d.from, d.from_len, d.has_local ? &d.local : nullptr));
+    } else {
+        return;
+    }
     for (auto it = by_addr_.begin(); it != by_addr_.end();) {
         it = it->second == session ? by_addr_.erase(it) : std::next(it);
     }
     by_addr_[key_of(addr)] = session;
-    session->bind_send_path(std::unique_ptr<RtcSendPath>(
-        new UdpPath(current_listener_, d.from, d.from_len, d.has_local ? &d.local : nullptr)));
+    session->bind_send_path(std::move(path), current_tcp_);
     srs_trace("RTC: session %s bound to %s", session->cid().c_str(), addr.to_string().c_str());
+}
+
+void RtcServer::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
+    (void)acceptor;
+    std::unique_ptr<RtcTcpConn> c(new RtcTcpConn(this, conn));
+    if (Error err = c->start(); err.failed()) {
+        srs_warn("RTC: tcp %s: %s", c->peer().to_string().c_str(), err.summary().c_str());
+        err.ignore();
+        c->stop();
+        return;
+    }
+    tcp_conns_.push_back(std::move(c));
+}
+
+void RtcServer::reap_tcp() {
+    for (size_t i = 0; i < tcp_conns_.size();) {
+        RtcTcpConn* c = tcp_conns_[i].get();
+        if (!c->done()) {
+            i++;
+            continue;
+        }
+        // Its sessions lose their transport: they end now (a peer that
+        // reconnects signals again).
+        for (auto& s : sessions_) {
+            if (s->tcp_conn() == c) {
+                s->bind_send_path(nullptr, nullptr);
+                s->close(monotonic_us(), SRS_ERR(kErrorRtcSessionClosed, "its TCP connection closed"));
+            }
+        }
+        c->stop();
+        tcp_conns_[i] = std::move(tcp_conns_.back());
+        tcp_conns_.pop_back();
+    }
 }
 
 Error RtcServer::cycle() {
@@ -368,6 +437,7 @@ Error RtcServer::cycle() {
             // Publishers every tick (NACK, TWCC); players every 5th, staggered.
             if (s->publisher() || (tick_ + i) % 5 == 0 || s->dead()) s->on_timer(now);
         }
+        reap_tcp();
         reap();
         for (auto& l : listeners_) l->flush();
         if (now >= next_stats_) {

@@ -22,7 +22,9 @@
 #include "app/rtc/rtc_options.hpp"
 #include "app/rtc/rtc_session.hpp"
 #include "app/rtc/rtc_source.hpp"
+#include "app/rtc/rtc_tcp_conn.hpp"
 #include "app/server/live_context.hpp"
+#include "app/server/tcp_acceptor.hpp"
 #include "io/coroutine.hpp"
 #include "protocol/rtc/dtls.hpp"
 
@@ -41,7 +43,10 @@ struct RtcAddressKeyHash {
     size_t operator()(const RtcAddressKey& k) const;
 };
 
-class RtcServer : public RtcSession::AddressListener, public CoroutineHandler {
+class RtcServer : public RtcSession::AddressListener,
+                  public CoroutineHandler,
+                  public TcpClientHandler,
+                  public RtcTcpOwner {
   public:
     explicit RtcServer(LiveContext* ctx);
     ~RtcServer() override;
@@ -61,6 +66,9 @@ class RtcServer : public RtcSession::AddressListener, public CoroutineHandler {
     size_t session_count() const { return sessions_.size(); }
 
     void on_session_address(RtcSession* session, const StunAddress& addr) override;
+    // rtc_server.tcp: a connection carrying RFC 4571 frames.
+    void on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) override;
+    void on_tcp_frame(RtcTcpConn* conn, uint8_t* data, size_t size, utime_t now) override;
 
     struct Stats {
         uint64_t rx_packets = 0, rx_stun = 0, rx_dtls = 0, rx_rtp = 0, rx_unknown_addr = 0, rx_dropped = 0;
@@ -76,6 +84,9 @@ class RtcServer : public RtcSession::AddressListener, public CoroutineHandler {
 
     Error cycle() override;  // the timer coroutine
     void on_datagram(Listener* l, int index, utime_t now);
+    // Finds the session of a datagram and hands it over; `reply` reaches `from`.
+    void route(uint8_t* data, size_t size, const StunAddress& from, RtcSendPath* reply, utime_t now);
+    void reap_tcp();
     void reap();
     void log_stats(utime_t now);
     std::vector<std::string> detected_addresses();
@@ -90,10 +101,13 @@ class RtcServer : public RtcSession::AddressListener, public CoroutineHandler {
     std::map<std::string, RtcSession*> by_ufrag_;
     std::unordered_map<RtcAddressKey, RtcSession*, RtcAddressKeyHash> by_addr_;
     std::unique_ptr<Coroutine> timer_;
-    // While a listener hands a datagram to a session: where it came from and
-    // to which local address, so a verified address can be bound.
+    // While a datagram is handed to a session: where it came from (a UDP
+    // listener's datagram or a TCP connection), so a verified address can be bound.
     Listener* current_listener_ = nullptr;
     int current_index_ = -1;
+    RtcTcpConn* current_tcp_ = nullptr;
+    std::unique_ptr<TcpAcceptor> tcp_acceptor_;
+    std::vector<std::unique_ptr<RtcTcpConn>> tcp_conns_;
     std::vector<std::string> detected_;
     utime_t detected_at_ = -1;
     utime_t next_stats_ = 0;

@@ -5,6 +5,7 @@
 #include "app/live/source_manager.hpp"
 #include "app/rtc/rtc_random.hpp"
 #include "core/log.hpp"
+#include "core/strings.hpp"
 #include "kernel/rtp/rtcp.hpp"
 
 namespace srs {
@@ -108,6 +109,7 @@ void RtcSession::detach() {
 Error RtcSession::handle_datagram(uint8_t* data, size_t size, const StunAddress& from, utime_t now,
                                   RtcSendPath* reply) {
     recv_bytes_ += size;
+    clock_ = now;
     Error err = peer_.handle_datagram(data, size, from, now);
     flush_peer(reply, &from);
     if (err.failed()) counters_.dropped++;
@@ -135,6 +137,7 @@ void RtcSession::close(utime_t now, Error reason) {
 
 void RtcSession::on_timer(utime_t now) {
     if (dead_) return;
+    clock_ = now;
     if (expire_requested_) {
         close(now, SRS_ERR(kErrorRtcSessionClosed, "kicked"));
         return;
@@ -249,8 +252,8 @@ void RtcSession::on_peer_connected() {
               params_.stream.c_str(), peer_.milestones().c_str());
     if (!params_.publisher && params_.video.present) {
         // A keyframe on the player's behalf, so its first frame comes quickly.
-        keyframe_asked_ = monotonic_us();
-        source_->request_keyframe(keyframe_asked_);
+        keyframe_asked_ = clock_;
+        source_->request_keyframe(clock_);
     }
 }
 
@@ -376,8 +379,21 @@ void RtcSession::on_peer_closed(const Error& reason) {
 }
 
 void RtcSession::on_source_packet(RtcMediaKind kind, const RtcPacket& packet, utime_t now) {
-    (void)now;
+    clock_ = now;
     if (!connected_ || dead_) return;
+    if (checked_generation_ != source_->generation()) {
+        checked_generation_ = source_->generation();
+        for (int k = 0; k < 2; k++) {
+            RtcMediaKind kk = k == 0 ? RtcMediaKind::kAudio : RtcMediaKind::kVideo;
+            const RtcTrackCodec& published = source_->track(kk).codec();
+            codec_ok_[k] = track(kk).present && published.present && iequals(published.name, track(kk).codec);
+            if (track(kk).present && published.present && !codec_ok_[k]) {
+                srs_warn("RTC: session %s plays %s %s but %s is published: that track is not sent", cid_.c_str(),
+                         rtc_media_kind_name(kk), track(kk).codec.c_str(), published.name.c_str());
+            }
+        }
+    }
+    if (!codec_ok_[kind_index(kind)]) return;
     if (kind == RtcMediaKind::kVideo && waiting_keyframe_) {
         if (!packet.keyframe) return;
         waiting_keyframe_ = false;
@@ -401,7 +417,7 @@ void RtcSession::send_media(RtcMediaKind kind, const RtcPacket& packet, bool ret
     send_bytes_ += out;
     counters_.rtp_out++;
     if (!retransmit) {
-        if (auto& s = send_stats_[kind_index(kind)]) s->on_packet(packet.timestamp, packet.size - packet.payload_offset, monotonic_us());
+        if (auto& s = send_stats_[kind_index(kind)]) s->on_packet(packet.timestamp, packet.size - packet.payload_offset, clock_);
     }
 }
 

@@ -33,6 +33,7 @@ namespace srs {
 
 class LiveSource;
 class SourceManager;
+class RtcTcpConn;
 
 // A datagram buffer: room for the largest RTP packet plus its SRTP trailer,
 // and for a DTLS flight's datagram.
@@ -93,7 +94,13 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     void flush_peer(RtcSendPath* reply = nullptr, const StunAddress* reply_to = nullptr);
 
     // The path to the verified address (set when ICE binds or moves it).
-    void bind_send_path(std::unique_ptr<RtcSendPath> path) { path_ = std::move(path); }
+    // tcp: the TCP connection it runs on (nullptr for UDP), so the server
+    // can end the session when that connection goes.
+    void bind_send_path(std::unique_ptr<RtcSendPath> path, RtcTcpConn* tcp) {
+        path_ = std::move(path);
+        tcp_ = tcp;
+    }
+    RtcTcpConn* tcp_conn() const { return tcp_; }
     RtcSendPath* send_path() const { return path_.get(); }
     RtcPeer& peer() { return peer_; }
     const RtcSessionParams& params() const { return params_; }
@@ -166,8 +173,10 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     SourceManager* live_sources_;
     bool live_attached_ = false;  // published (publisher) or attached (player) on the LiveSource
     std::unique_ptr<RtcSendPath> path_;
+    RtcTcpConn* tcp_ = nullptr;
     AddressListener* address_listener_ = nullptr;
 
+    utime_t clock_ = 0;  // the latest `now` given (callbacks without a clock use it)
     bool connected_ = false;
     bool dead_ = false;
     bool failed_ = false;
@@ -189,6 +198,10 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     // player
     std::unique_ptr<RtpSendStats> send_stats_[2];
     bool waiting_keyframe_ = true;
+    // Whether the published codec of each kind is the one this player
+    // negotiated (checked once per publish, not per packet).
+    uint32_t checked_generation_ = 0;
+    bool codec_ok_[2] = {false, false};
     utime_t keyframe_asked_ = -1;
     utime_t next_sr_ = 0;
     utime_t next_peer_timer_ = 0;

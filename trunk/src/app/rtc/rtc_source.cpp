@@ -126,6 +126,7 @@ RtcSource::RtcSource(std::string vhost, std::string app, std::string stream)
 
 void RtcSource::set_publisher(RtcPublisherControl* publisher, const RtcTrackCodec& audio, const RtcTrackCodec& video) {
     publisher_ = publisher;
+    generation_++;
     audio_.set_codec(audio);
     video_.set_codec(video);
     audio_.rebase();

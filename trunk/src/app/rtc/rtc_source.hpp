@@ -113,6 +113,8 @@ class RtcSource {
     std::string url() const { return "/" + app_ + "/" + stream_; }
 
     bool has_publisher() const { return publisher_ != nullptr; }
+    // Changes with every set_publisher(): players re-check the codecs then.
+    uint32_t generation() const { return generation_; }
     void set_publisher(RtcPublisherControl* publisher, const RtcTrackCodec& audio, const RtcTrackCodec& video);
     void clear_publisher(RtcPublisherControl* publisher);
     RtcTrack& track(RtcMediaKind kind) { return kind == RtcMediaKind::kAudio ? audio_ : video_; }
@@ -136,6 +138,7 @@ class RtcSource {
   private:
     std::string vhost_, app_, stream_;
     RtcPublisherControl* publisher_ = nullptr;
+    uint32_t generation_ = 0;
     RtcTrack audio_;
     RtcTrack video_;
     std::vector<RtcPlayerSink*> players_;

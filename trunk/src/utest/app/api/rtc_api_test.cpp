@@ -1,0 +1,39 @@
+// The pure parts of the WebRTC signalling API: SRS's stream URLs and the
+// HTTP status each refusal gets.
+#include <gtest/gtest.h>
+
+#include "app/api/rtc_api.hpp"
+#include "core/error.hpp"
+
+using namespace srs;
+
+TEST(RtcApi, ParsesWebrtcUrls) {
+    std::string host, app, stream, query;
+    ASSERT_TRUE(parse_webrtc_url("webrtc://127.0.0.1/live/livestream", &host, &app, &stream, &query));
+    EXPECT_EQ(host, "127.0.0.1");
+    EXPECT_EQ(app, "live");
+    EXPECT_EQ(stream, "livestream");
+    EXPECT_EQ(query, "");
+    ASSERT_TRUE(parse_webrtc_url("webrtc://d.example.com:1985/a/b/c?vhost=v&codec=vp8", &host, &app, &stream, &query));
+    EXPECT_EQ(host, "d.example.com");
+    EXPECT_EQ(app, "a/b");
+    EXPECT_EQ(stream, "c");
+    EXPECT_EQ(query, "vhost=v&codec=vp8");
+    ASSERT_TRUE(parse_webrtc_url("webrtc://[::1]:1985/live/s", &host, &app, &stream, &query));
+    EXPECT_EQ(host, "::1");
+    for (const char* bad : {"rtmp://h/live/s", "webrtc://h/live", "webrtc://h/live/", "webrtc:///live/s", "webrtc://h",
+                            "webrtc://h//s", ""}) {
+        EXPECT_FALSE(parse_webrtc_url(bad, &host, &app, &stream, &query)) << bad;
+    }
+}
+
+TEST(RtcApi, StatusPerRefusal) {
+    EXPECT_EQ(rtc_error_status(kErrorSdpTooLarge), 400);
+    EXPECT_EQ(rtc_error_status(kErrorSdpNoCodec), 400);
+    EXPECT_EQ(rtc_error_status(kErrorRtcInvalidParams), 400);
+    EXPECT_EQ(rtc_error_status(kErrorRtcApiBody), 400);
+    EXPECT_EQ(rtc_error_status(kErrorRtcDisabled), 403);
+    EXPECT_EQ(rtc_error_status(kErrorRtcNoSession), 404);
+    EXPECT_EQ(rtc_error_status(kErrorRtcSourceBusy), 409);
+    EXPECT_EQ(rtc_error_status(kErrorDtlsInit), 500);
+}

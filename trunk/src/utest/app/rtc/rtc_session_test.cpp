@@ -1,0 +1,295 @@
+// Sessions end to end in memory: a client RtcPeer publishes through a
+// publisher session, the source fans out to a player session, whose client
+// RtcPeer decrypts what it gets. Datagrams go through fake send paths and
+// the clock is the test's, so ICE, DTLS, SRTP, NACK, PLI and the keyframe
+// gate are checked without sockets.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/live/source_manager.hpp"
+#include "app/rtc/rtc_session.hpp"
+#include "app/rtc/rtc_source.hpp"
+#include "core/bytes.hpp"
+#include "kernel/rtp/rtcp.hpp"
+#include "protocol/rtc/srtp.hpp"
+
+using namespace srs;
+
+namespace {
+
+struct Wire {
+    std::deque<std::string> to_client;
+};
+
+// A session's datagrams, collected for the test to deliver.
+class FakePath : public RtcSendPath {
+  public:
+    explicit FakePath(std::deque<std::string>* out) : out_(out) {}
+    uint8_t* slot() override { return buf_; }
+    void commit(size_t len) override { out_->emplace_back(reinterpret_cast<char*>(buf_), len); }
+    const char* transport() const override { return "udp"; }
+
+  private:
+    std::deque<std::string>* out_;
+    uint8_t buf_[kRtcSlotSize];
+};
+
+struct ClientListener : RtcPeerListener {
+    bool connected = false;
+    bool closed = false;
+    std::vector<std::string> rtp;           // decrypted packets
+    std::vector<uint8_t> rtcp_types;        // PT of every RTCP packet received
+    std::vector<uint8_t> rtcp_fmts;
+    void on_peer_address(const StunAddress&) override {}
+    void on_peer_connected() override { connected = true; }
+    void on_peer_rtp(uint8_t* data, size_t size, const RtpHeader&, utime_t) override {
+        rtp.emplace_back(reinterpret_cast<char*>(data), size);
+    }
+    void on_peer_rtcp(const uint8_t*, size_t, const std::vector<RtcpPacketRef>& packets, utime_t) override {
+        for (const auto& p : packets) {
+            rtcp_types.push_back(p.type);
+            rtcp_fmts.push_back(p.count);
+        }
+    }
+    void on_peer_closed(const Error&) override { closed = true; }
+};
+
+std::shared_ptr<DtlsCertificate> cert() {
+    std::shared_ptr<DtlsCertificate> c;
+    EXPECT_TRUE(DtlsCertificate::create(DtlsKeyType::kEcdsaP256, &c).ok());
+    return c;
+}
+
+const StunAddress kServer = StunAddress::ipv4(0x7f000001, 8000);
+
+// One side: a client peer and the server session it talks to.
+struct Pair {
+    std::shared_ptr<DtlsCertificate> server_cert, client_cert;
+    ClientListener client_events;
+    std::unique_ptr<RtcPeer> client;
+    std::unique_ptr<RtcSession> session;
+    std::deque<std::string> to_client;
+    StunAddress client_addr;
+    utime_t now = 1000000;
+
+    Pair(bool publisher, uint16_t port, RtcSource* source, SourceManager* live, std::shared_ptr<DtlsCertificate> sc)
+        : server_cert(std::move(sc)), client_cert(cert()), client_addr(StunAddress::ipv4(0x7f000001, port)) {
+        EXPECT_TRUE(srtp_library_init().ok());
+        RtcPeerOptions c;
+        c.ice_controlling = true;
+        c.local_ufrag = "cli" + std::to_string(port);
+        c.local_pwd = "clientpassword0123456789";
+        c.remote_ufrag = "srv" + std::to_string(port);
+        c.remote_pwd = "serverpassword0123456789";
+        c.certificate = client_cert;
+        c.dtls_role = DtlsRole::kClient;
+        c.remote_fingerprint = server_cert->fingerprint();
+        c.remote_candidate = kServer;
+        client.reset(new RtcPeer(c, &client_events));
+
+        RtcSessionParams p;
+        p.publisher = publisher;
+        p.vhost = "__defaultVhost__";
+        p.app = "live";
+        p.stream = "s";
+        p.client_ip = "127.0.0.1";
+        p.vhost_options.enabled = true;
+        p.peer.local_ufrag = c.remote_ufrag;
+        p.peer.local_pwd = c.remote_pwd;
+        p.peer.remote_ufrag = c.local_ufrag;
+        p.peer.remote_pwd = c.local_pwd;
+        p.peer.certificate = server_cert;
+        p.peer.dtls_role = DtlsRole::kServer;
+        p.peer.remote_fingerprint = client_cert->fingerprint();
+        p.audio.present = true;
+        p.audio.pt = 111;
+        p.audio.codec = "opus";
+        p.audio.clock_rate = 48000;
+        p.video.present = true;
+        p.video.pt = publisher ? 102 : 106;  // the player negotiated another payload type
+        p.video.codec = "H264";
+        p.video.clock_rate = 90000;
+        session.reset(new RtcSession("cid" + std::to_string(port), p, source, live));
+        session->bind_send_path(std::unique_ptr<RtcSendPath>(new FakePath(&to_client)), nullptr);
+    }
+
+    // Moves datagrams both ways until nothing is left.
+    void pump(int rounds = 20) {
+        FakePath reply(&to_client);
+        for (int i = 0; i < rounds; i++) {
+            bool moved = false;
+            RtcTransmit t;
+            while (client->pop_transmit(&t)) {
+                moved = true;
+                std::string d = t.data;
+                session->handle_datagram(reinterpret_cast<uint8_t*>(&d[0]), d.size(), client_addr, now, &reply)
+                    .ignore();
+            }
+            while (!to_client.empty()) {
+                moved = true;
+                std::string d = to_client.front();
+                to_client.pop_front();
+                client->handle_datagram(reinterpret_cast<uint8_t*>(&d[0]), d.size(), kServer, now).ignore();
+            }
+            if (!moved) {
+                now += 10 * kUsPerMs;
+                client->handle_timeout(now).ignore();
+                session->on_timer(now);
+            }
+        }
+    }
+
+    // The client sends one RTP packet (protected by its peer).
+    void send_rtp(uint8_t pt, uint16_t seq, uint32_t ts, uint32_t ssrc, const std::vector<uint8_t>& payload) {
+        uint8_t buf[1500];
+        buf[0] = 0x80;
+        buf[1] = pt;
+        store_be16(buf + 2, seq);
+        store_be32(buf + 4, ts);
+        store_be32(buf + 8, ssrc);
+        memcpy(buf + 12, payload.data(), payload.size());
+        size_t out = 0;
+        ASSERT_TRUE(client->protect_rtp(buf, 12 + payload.size(), sizeof(buf), &out).ok());
+        FakePath reply(&to_client);
+        Error err = session->handle_datagram(buf, out, client_addr, now, &reply);
+        EXPECT_TRUE(err.ok()) << err.describe();
+    }
+
+    void send_rtcp(const std::string& compound) {
+        ASSERT_TRUE(client->send_rtcp(compound).ok());
+        pump(2);
+    }
+};
+
+}  // namespace
+
+class RtcSessionTest : public ::testing::Test {
+  protected:
+    SourceManager live_;
+    RtcSource source_{"__defaultVhost__", "live", "s"};
+    std::shared_ptr<DtlsCertificate> server_cert_ = cert();
+};
+
+TEST_F(RtcSessionTest, PublishFanOutNackPliAndKeyframeGate) {
+    Pair pub(true, 5001, &source_, &live_, server_cert_);
+    ASSERT_TRUE(pub.session->start(pub.now).ok());
+    ASSERT_TRUE(pub.client->start(pub.now).ok());
+    pub.pump();
+    ASSERT_TRUE(pub.client_events.connected);
+    // The stream is published on the protocol-neutral source too.
+    LiveSource* live = live_.find("__defaultVhost__", "live", "s");
+    ASSERT_NE(live, nullptr);
+    EXPECT_TRUE(live->publishing());
+    EXPECT_EQ(live->publisher_cid(), "cid5001");
+
+    Pair play(false, 5002, &source_, &live_, server_cert_);
+    ASSERT_TRUE(play.session->start(play.now).ok());
+    ASSERT_TRUE(play.client->start(play.now).ok());
+    play.pump();
+    ASSERT_TRUE(play.client_events.connected);
+    EXPECT_EQ(live->attached_players(), 1u);
+
+    // The player's join asked the publisher for a keyframe: PLI on the next timer.
+    pub.now += 30 * kUsPerMs;
+    pub.session->on_timer(pub.now);
+    pub.pump(2);
+    bool pli = false;
+    for (size_t i = 0; i < pub.client_events.rtcp_types.size(); i++) {
+        pli = pli || (pub.client_events.rtcp_types[i] == kRtcpPsfb && pub.client_events.rtcp_fmts[i] == kRtcpFmtPli);
+    }
+    EXPECT_TRUE(pli) << "no PLI reached the publisher";
+
+    // A P-frame before any keyframe is held back from the player; audio is not.
+    const uint32_t vssrc = 0x1000, assrc = 0x2000;
+    pub.send_rtp(102, 100, 9000, vssrc, {0x41, 0x9a, 0x01});
+    pub.send_rtp(111, 500, 960, assrc, {0xfc, 0x01});
+    play.pump(2);
+    ASSERT_EQ(play.client_events.rtp.size(), 1u);
+    EXPECT_EQ(static_cast<uint8_t>(play.client_events.rtp[0][1]) & 0x7f, 111);
+
+    // The keyframe, then a P-frame: both arrive, with the player's payload
+    // type and the stream's SSRC.
+    pub.send_rtp(102, 101, 12000, vssrc, {0x65, 0x88, 0x80});
+    pub.send_rtp(102, 102, 15000, vssrc, {0x41, 0x9a, 0x02});
+    play.pump(2);
+    ASSERT_EQ(play.client_events.rtp.size(), 3u);
+    const std::string& key = play.client_events.rtp[1];
+    EXPECT_EQ(static_cast<uint8_t>(key[1]) & 0x7f, 106);
+    EXPECT_EQ(load_be32(reinterpret_cast<const uint8_t*>(key.data()) + 8), source_.track(RtcMediaKind::kVideo).ssrc());
+    EXPECT_EQ(static_cast<uint8_t>(key[12]), 0x65);
+    uint16_t key_seq = load_be16(reinterpret_cast<const uint8_t*>(key.data()) + 2);
+
+    // A NACK from the player is answered from the ring: the same packet again.
+    std::string nack;
+    rtcp_build_nack(1, source_.track(RtcMediaKind::kVideo).ssrc(), {key_seq}, &nack);
+    play.send_rtcp(nack);
+    ASSERT_EQ(play.client_events.rtp.size(), 4u);
+    EXPECT_EQ(play.client_events.rtp[3], key);
+    EXPECT_EQ(play.session->counters().retransmits, 1u);
+
+    // The publisher lost seq 104 (103 and 105 arrived): the session NACKs it.
+    pub.send_rtp(102, 103, 18000, vssrc, {0x41, 0x03});
+    pub.send_rtp(102, 105, 24000, vssrc, {0x41, 0x05});
+    size_t before = pub.client_events.rtcp_types.size();
+    for (int i = 0; i < 5; i++) {
+        pub.now += 25 * kUsPerMs;
+        pub.session->on_timer(pub.now);
+        pub.pump(1);
+    }
+    bool nacked = false;
+    for (size_t i = before; i < pub.client_events.rtcp_types.size(); i++) {
+        nacked = nacked || (pub.client_events.rtcp_types[i] == kRtcpRtpfb && pub.client_events.rtcp_fmts[i] == kRtcpFmtNack);
+    }
+    EXPECT_TRUE(nacked) << "no NACK reached the publisher";
+
+    // BYE from the player ends its session; the source forgets it.
+    std::string bye;
+    rtcp_build_bye(RtcpBye{{1}, ""}, &bye);
+    play.send_rtcp(bye);
+    EXPECT_TRUE(play.session->dead());
+    play.session->detach();
+    EXPECT_EQ(source_.player_count(), 0u);
+    EXPECT_EQ(live->attached_players(), 0u);
+
+    // The publisher's session ends: the stream is unpublished everywhere.
+    pub.session->close(pub.now, SRS_ERR(kErrorRtcSessionClosed, "test"));
+    EXPECT_TRUE(pub.session->dead());
+    EXPECT_FALSE(pub.session->failed());
+    pub.session->detach();
+    EXPECT_FALSE(source_.has_publisher());
+    EXPECT_FALSE(live->publishing());
+}
+
+TEST_F(RtcSessionTest, SecondPublisherIsBusyAndStunTimeoutEnds) {
+    Pair a(true, 5011, &source_, &live_, server_cert_);
+    ASSERT_TRUE(a.session->start(a.now).ok());
+    Pair b(true, 5012, &source_, &live_, server_cert_);
+    Error err = b.session->start(b.now);
+    EXPECT_EQ(err.code(), kErrorRtcSourceBusy);
+    b.session->detach();
+    EXPECT_TRUE(source_.has_publisher());
+
+    // No binding request for stun_timeout (30 s by default): the session ends.
+    for (int i = 0; i < 40; i++) {
+        a.now += kUsPerSecond;
+        a.session->on_timer(a.now);
+    }
+    EXPECT_TRUE(a.session->dead());
+    a.session->detach();
+    EXPECT_FALSE(source_.has_publisher());
+}
+
+TEST_F(RtcSessionTest, KickedSessionEndsOnItsNextTimer) {
+    Pair p(false, 5021, &source_, &live_, server_cert_);
+    ASSERT_TRUE(p.session->start(p.now).ok());
+    EXPECT_EQ(p.session->info().kind, ClientKind::kRtcPlay);
+    p.session->expire();
+    EXPECT_FALSE(p.session->dead());
+    p.session->on_timer(p.now + kUsPerMs);
+    EXPECT_TRUE(p.session->dead());
+    EXPECT_FALSE(p.session->failed());
+}
