@@ -21,8 +21,8 @@
 // keyframe (the time to first frame, TTFF). The session ends when the server
 // closes it (DTLS close_notify, RTCP BYE: a normal end, played again after -d
 // ms), on a failure (retried after -e ms), or at the end of the run; then the
-// player sends its DTLS close_notify and DELETEs the WHEP resource (the JSON
-// API has no delete: the server times the session out).
+// player DELETEs the WHEP resource (unless the server ended the session; the
+// JSON API has no delete) and sends its DTLS close_notify.
 //
 // Memory per player: the Player (stats, up to four SSRC trackers), its
 // coroutine's touched stack, and while in a session the RtcPeer (its DTLS
@@ -263,8 +263,8 @@ class Player : public ToolClient<Options, RtcPlayerStats>, public RtcPeerListene
     // resource to DELETE at the end ("" for none).
     Error signal(const RtcPlayUrl& url, const std::string& offer, RtcAnswerInfo* answer,
                  std::string* delete_target);
-    // ICE, DTLS, then media until the session ends.
-    Error play(const RtcAnswerInfo& answer);
+    // ICE, DTLS, then media until the session ends; then the hang-up.
+    Error play(const RtcPlayUrl& url, const RtcAnswerInfo& answer, const std::string& delete_target);
     Error media_loop(RtcPeer* peer, UdpSocket* sock);
     Error flush(RtcPeer* peer, UdpSocket* sock);
     Error send_report(RtcPeer* peer, utime_t now);
@@ -326,9 +326,7 @@ Error Player::session() {
     video_pt_ = answer.video_pt;
     video_ssrc_ = answer.video_ssrc;
 
-    Error err = play(answer);
-    hang_up(url, delete_target);
-    return err;
+    return play(url, answer, delete_target);
 }
 
 Error Player::signal(const RtcPlayUrl& url, const std::string& offer, RtcAnswerInfo* answer,
@@ -365,7 +363,7 @@ Error Player::signal(const RtcPlayUrl& url, const std::string& offer, RtcAnswerI
     return read_play_answer(sdp, answer);
 }
 
-Error Player::play(const RtcAnswerInfo& answer) {
+Error Player::play(const RtcPlayUrl& url, const RtcAnswerInfo& answer, const std::string& delete_target) {
     StunAddress server;
     if (!stun_address_of_ip(answer.candidate_ip, answer.candidate_port, &server)) {
         return SRS_ERR(kErrorSdpAnswer, "candidate %s is not an address", answer.candidate_ip.c_str());
@@ -390,8 +388,11 @@ Error Player::play(const RtcAnswerInfo& answer) {
     if (Error err = peer->start(monotonic_us()); err.failed()) return SRS_WRAP(err, "start the peer");
 
     Error err = media_loop(peer.get(), sock.get());
+    // The hang-up: the WHEP DELETE first, unless the server already ended the
+    // session (the resource is gone: a DELETE would get 404); then our DTLS
+    // close_notify (the peer queues it), sent at once.
+    if (!server_bye_ && closed_code_ != kErrorRtcPeerClosedByPeer) hang_up(url, delete_target);
     if (!closed_) {
-        // Our end: a DTLS close_notify (the peer queues it), sent at once.
         peer->close(monotonic_us(), SRS_ERR(kErrorRtcSessionClosed, "the player leaves"));
         if (Error e = flush(peer.get(), sock.get()); e.failed()) e.ignore();
     }
