@@ -100,7 +100,8 @@ class TcpListener {
 class UdpSocket {
   public:
     ~UdpSocket();
-    // Binds with SO_REUSEPORT.
+    // Binds with SO_REUSEPORT; port 0 binds a fresh ephemeral port of its own
+    // (no SO_REUSEADDR/SO_REUSEPORT, so no other socket shares it).
     static Error bind(const std::string& ip, int port, UdpSocket** out);
     Error recvfrom(void* buf, size_t size, size_t* nread, sockaddr_storage* from, socklen_t* fromlen,
                    utime_t timeout_us = -1);

@@ -456,12 +456,9 @@ Error Player::media_loop(RtcPeer* peer, UdpSocket* sock) {
             // A datagram the peer refuses is counted; the session goes on
             // unless the peer itself gave up (closed_ then tells).
             const int code = e.code();
-            if (code == kErrorSrtpUnprotect) {
-                stats_.decrypt_failures++;
-                if (getenv("SB_DEBUG")) fprintf(stderr, "player %d: %s\n", index_, e.summary().c_str());
-            } else {
-                stats_.bad_datagrams++;
-            }
+            if (code == kErrorSrtpUnprotect) stats_.decrypt_failures++;
+            else stats_.bad_datagrams++;
+            if (getenv("SB_DEBUG")) fprintf(stderr, "player %d: refused: %s\n", index_, e.summary().c_str());
             e.ignore();
             if (peer->state() == RtcPeerState::kFailed && !closed_) {
                 closed_ = true;
