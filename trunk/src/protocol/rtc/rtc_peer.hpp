@@ -64,6 +64,7 @@ struct RtcPeerOptions {
     std::string remote_fingerprint;        // the peer's a=fingerprint sha-256 value (hex with colons)
     bool encrypt = true;                   // false: after DTLS, RTP/RTCP are sent and taken in the clear (SRS's encrypt off)
     utime_t stun_timeout = 30 * kUsPerSecond;  // server: no verified binding request for this long -> closed
+                                               // (client: no verified response, first or consent)
     StunAddress remote_candidate;          // client only: where checks go
     std::string software;                  // SOFTWARE attribute in our STUN messages ("" none)
 };

@@ -608,3 +608,19 @@ TEST(ProtocolRtcPeer, StartChecksOptions) {
     EXPECT_EQ(p.next_timeout(), kRtcNoTimeout);
     EXPECT_STREQ(rtc_peer_state_name(RtcPeerState::kDtls), "dtls");
 }
+
+TEST(ProtocolRtcPeer, DtlsWithoutAnswersFails) {
+    Net net;
+    net.make(net.client_options(), net.server_options());
+    net.keep = [](Dir, const std::string& d) { return !is_dtls_datagram(d); };  // ICE works, DTLS is blackholed
+    net.start();
+    net.run([&] { return net.cl.closed > 0; }, 60 * kUsPerSecond);
+    EXPECT_EQ(net.client->state(), RtcPeerState::kFailed);
+    EXPECT_EQ(net.cl.closed, 1);
+    EXPECT_EQ(net.cl.closed_code, kErrorDtlsTimeout);
+    EXPECT_EQ(net.cl.connected, 0);
+    EXPECT_EQ(net.client->dtls().retransmits(), kDtlsMaxRetransmits);
+    // The server answered checks all along, so it is still waiting, not timed out.
+    EXPECT_EQ(net.server->state(), RtcPeerState::kDtls);
+    EXPECT_EQ(net.sl.closed, 0);
+}
