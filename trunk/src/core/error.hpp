@@ -192,6 +192,10 @@ enum ErrorCode : int {
     kErrorSrtpBufferTooSmall = 5505,  // protect: no room for the trailer before cap
     kErrorSrtpProtect = 5506,         // srtp_protect / srtp_protect_rtcp failed
     kErrorSrtpUnprotect = 5507,       // srtp_unprotect / _rtcp failed: altered, replayed, too short
+    // WebRTC transport: the batched UDP socket (io/udp_batch) and RFC 4571 framing over TCP
+    // (protocol/rtc/rfc4571), 5750s.
+    kErrorRfc4571Frame = 5750,     // a frame length of 0, over the decoder's max_frame, or over 65535 to write
+    kErrorUdpSocketOption = 5751,  // setsockopt on the UDP socket failed (PKTINFO, buffer sizes, v6only)
 };
 
 class [[nodiscard]] Error {
