@@ -367,7 +367,9 @@ std::vector<std::string> detect_interface_addresses(bool ipv4, bool ipv6) {
         char text[INET6_ADDRSTRLEN] = {0};
         int family = it->ifa_addr->sa_family;
         if (family == AF_INET && ipv4) {
-            inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(it->ifa_addr)->sin_addr, text, sizeof(text));
+            const in_addr& a = reinterpret_cast<sockaddr_in*>(it->ifa_addr)->sin_addr;
+            if ((ntohl(a.s_addr) & 0xffff0000u) == 0xa9fe0000u) continue;  // 169.254/16, link-local
+            inet_ntop(AF_INET, &a, text, sizeof(text));
         } else if (family == AF_INET6 && ipv6) {
             const in6_addr& a = reinterpret_cast<sockaddr_in6*>(it->ifa_addr)->sin6_addr;
             if (IN6_IS_ADDR_LINKLOCAL(&a)) continue;

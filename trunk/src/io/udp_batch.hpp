@@ -139,7 +139,8 @@ class UdpBatchSocket {
 
 // The machine's interface addresses for candidates (`candidate *`): up, not
 // loopback (loopback only when nothing else), IPv4 and/or IPv6 (no
-// link-local), in getifaddrs order without duplicates, as text.
+// link-local: fe80::/10, 169.254/16), in getifaddrs order without duplicates,
+// as text.
 std::vector<std::string> detect_interface_addresses(bool ipv4, bool ipv6);
 
 }  // namespace srs
