@@ -136,6 +136,7 @@ class Peer:
         self.offer = self.answer = None
         self.location = None        # WHIP/WHEP resource (absolute URL)
         self.sessionid = None       # JSON API session id
+        self.reply = None           # JSON API answer (dict)
         self.post_time = None       # monotonic time the offer was POSTed
         self.connected_at = None
         self.closed = False
@@ -172,6 +173,7 @@ class Peer:
                 raise SignalingError(status, -1, text) from None
             if status != 200 or reply.get("code") != 0:
                 raise SignalingError(status, reply.get("code"), text)
+            self.reply = reply
             self.sessionid = reply.get("sessionid")
             return reply["sdp"]
         status, headers, text = http("POST", url, offer, "application/sdp")
