@@ -58,8 +58,7 @@ pip_step() {
         return 1
     fi
 }
-want_pip=no
-for g in $groups; do [ "$g" = test ] && want_pip=yes; done
+case " $groups " in *" test "*) want_pip=yes ;; *) want_pip=no ;; esac
 
 wanted=""
 for g in $groups; do

@@ -398,9 +398,10 @@ class Player(Peer):
         first one and the newest minus `settle` (those may still be recovered)."""
         if self.first_seq is None:
             return []
+        seqs = set(self.video_seqs)     # a C-level copy: the loop thread keeps adding
         # Offsets from the first packet, modulo 2^16; the tests send far fewer
         # than 32768 packets, so larger offsets are reordered early packets.
-        offsets = {(s - self.first_seq) & 0xFFFF for s in self.video_seqs}
+        offsets = {(s - self.first_seq) & 0xFFFF for s in seqs}
         offsets = {o for o in offsets if o < 0x8000}
         top = max(offsets) - settle
         return [(o + self.first_seq) & 0xFFFF for o in range(max(top, 0)) if o not in offsets]

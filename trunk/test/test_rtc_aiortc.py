@@ -12,6 +12,7 @@ import urllib.parse
 
 import pytest
 
+import api_schema
 from conftest import fd_count, wait_until
 from rtc_env import api_delete, api_get, api_stream, require_aiortc, rtc_clients, start_rtc
 
@@ -64,6 +65,11 @@ def test_whip_publish_whep_play(rtc_srs, rtc):
     stream = api_stream(srs, "s1")
     assert stream is not None and stream["clients"] >= 3, stream
     assert stream.get("publish", {}).get("active") is True, stream
+    (publisher,) = rtc_clients(srs, "s1", "rtc-publish")
+    assert publisher["publish"] is True and publisher["id"] == stream["publish"]["cid"], (publisher, stream)
+    data = api_get(srs, "/api/v1/clients?count=1000")
+    assert not api_schema.errors(data, api_schema.SCHEMAS["/api/v1/clients"]), api_schema.errors(
+        data, api_schema.SCHEMAS["/api/v1/clients"])
 
 
 def test_json_api_publish_play(rtc_srs, rtc):
