@@ -108,7 +108,7 @@ def test_second_publisher_refused(rtc_srs, rtc):
     decoding(player, 25)
     with pytest.raises(SignalingError) as e:
         rtc.publish(srs.api, "live", "dup")
-    assert 400 <= e.value.status < 500, e.value
+    assert e.value.status == 409, e.value
     assert len(rtc_clients(srs, "dup", "rtc-publish")) == 1, rtc_clients(srs)
     # The first publisher is untouched.
     assert still_decoding(player)
