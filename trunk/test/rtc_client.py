@@ -33,6 +33,11 @@ from aiortc.mediastreams import AudioStreamTrack, MediaStreamError
 
 # Host candidates: loopback only (aioice leaves 127.0.0.1 out by default).
 aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: ["127.0.0.1"] if use_ipv4 else []
+# Consent checks (STUN binding requests on the selected pair) about every
+# second, as browsers ping an ICE-lite server every few seconds, instead of
+# aioice's 5 s: a server with a short stun_timeout (3 s in the tests) must
+# keep a live peer.
+aioice.ice.CONSENT_INTERVAL = 1
 
 VIDEO_CLOCK = 90000
 

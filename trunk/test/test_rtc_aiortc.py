@@ -158,8 +158,9 @@ def test_stun_timeout_frees_silent_session(srs, rtc):
         f"the silent player is still listed {time.monotonic() - t0:.1f}s after it went quiet: {rtc_clients(srs)}"
     gone = time.monotonic() - t0
     assert gone >= 1.5, f"the player was dropped after {gone:.1f}s, before stun_timeout 3"
-    # The publisher kept its consent checks going: still there.
-    assert len(rtc_clients(srs, "quiet", "rtc-publish")) == 1
+    # The publisher keeps its consent checks going: still there well past the timeout.
+    time.sleep(2)
+    assert len(rtc_clients(srs, "quiet", "rtc-publish")) == 1, rtc_clients(srs)
     assert pub.state == "connected"
 
 
