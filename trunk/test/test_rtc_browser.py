@@ -64,9 +64,10 @@ def wait_page(browser, predicate, timeout, what):
     def check():
         nonlocal last
         last = page_state(browser)
-        return predicate(last)
-    if not wait_until(check, timeout, 0.25):
-        pytest.fail(f"{what} within {timeout}s; the page shows {last}; console: {browser.console_errors()}")
+        # A page that reports an error (signalling refused, ICE failed) will not recover.
+        return predicate(last) or (last["state"] or {}).get("error")
+    if not wait_until(check, timeout, 0.25) or not predicate(last):
+        pytest.fail(f"{what} (waited up to {timeout}s); the page shows {last}; console: {browser.console_errors()}")
     return last
 
 
