@@ -61,6 +61,8 @@ CLIENT = obj({"id": STR, "vhost": STR, "stream": STR, "ip": STR, "pageUrl": STR,
                                                   "haivision-publish", "RTMP", "rtc-publish", "rtc-play"]},
               "publish": BOOL, "alive": NUM, "send_bytes": COUNT, "recv_bytes": COUNT, "kbps": KBPS},
              extra=False)
+# WebRTC sessions add their media transport (not in SRS's shape; optional).
+CLIENT["properties"]["transport"] = {"type": "string", "enum": ["udp", "tcp"]}
 
 URLS = {"type": "object", "additionalProperties": STR}
 
