@@ -17,7 +17,7 @@ def require_aiortc():
         require(False, f"aiortc is not importable ({e}): install it with sh 3rdparty/install.sh test")
 
 
-def rtc_conf(srs, stun_timeout=30, nack="on", http=False):
+def rtc_conf(srs, stun_timeout=30, nack="on", http=False, dtls_role="passive"):
     """srs's base conf with the API, the RTC server and, with `http`, the
     http_server serving the built player pages. Sets srs.api_port,
     srs.rtc_port (UDP) and srs.http_port (or None)."""
@@ -30,7 +30,8 @@ def rtc_conf(srs, stun_timeout=30, nack="on", http=False):
     conf += (f"http_api {{\n  enabled on;\n  listen {srs.api_port};\n}}\n"
              f"rtc_server {{\n  enabled on;\n  listen {srs.rtc_port};\n  candidate 127.0.0.1;\n}}\n"
              "vhost __defaultVhost__ {\n"
-             f"  rtc {{\n    enabled on;\n    nack {nack};\n    twcc on;\n    stun_timeout {stun_timeout};\n  }}\n"
+             f"  rtc {{\n    enabled on;\n    nack {nack};\n    twcc on;\n    stun_timeout {stun_timeout};\n"
+             f"    dtls_role {dtls_role};\n  }}\n"
              "}\n")
     return conf
 

@@ -191,3 +191,17 @@ def test_joining_player_starts_at_a_keyframe_fast(rtc_srs, rtc):
     assert late.first_keyframe_at is not None and late.first_keyframe_at <= 0.5, late.stats()
     assert late.first_frame_at <= 1.0, late.stats()
     decoding(late, 25)
+
+
+def test_dtls_roles_both_ways(srs, rtc):
+    """With rtc.dtls_role active the server takes the DTLS client role for an
+    actpass offer (aiortc is then the DTLS server); media flows the same."""
+    require_aiortc()
+    start_rtc(srs, dtls_role="active")
+    pub = rtc.publish(srs.api, "live", "roles")
+    assert "a=setup:active" in pub.answer, pub.answer
+    player = rtc.play(srs.api, "live", "roles")
+    assert "a=setup:active" in player.answer, player.answer
+    decoding(player, 25)
+    assert (player.width, player.height) == SIZE
+    assert "dtls:start:client" in srs.log(), srs.log()[-3000:]
