@@ -2,7 +2,8 @@
 # Install (or check) the Debian packages listed in packages.txt.
 #   ./install.sh [--check] [GROUP...]     GROUP: build test tools bench all (default: build)
 # --check only reports what is missing and exits 1 when something is; without it,
-# missing packages are installed with apt-get (root needed).
+# missing packages are installed with apt-get (root needed). The test group also
+# needs aiortc (WebRTC tests), which Debian does not package: pip, wheels only.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 check_only=no
@@ -17,6 +18,47 @@ for arg in "$@"; do
     esac
 done
 [ -n "$groups" ] || groups="build"
+
+# aiortc is the WebRTC peer of test/test_rtc_*.py: an independent stack that
+# decodes what it receives. PyPI wheels only (--only-binary), so no compiler
+# or -dev package is involved; pinned so every machine tests against the same
+# peer. Idempotent: nothing happens when python3 already imports it.
+AIORTC_VERSION=1.16.0
+pip_step() {
+    if python3 -c "import aiortc" >/dev/null 2>&1; then
+        return 0
+    fi
+    if [ "$check_only" = yes ]; then
+        echo "missing Python package: aiortc (WebRTC tests)" >&2
+        echo "install it with: python3 -m pip install --only-binary :all: aiortc==$AIORTC_VERSION" >&2
+        return 1
+    fi
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        echo "install.sh: the WebRTC tests need aiortc, and python3 has no pip to install it:" >&2
+        echo "  apt-get install -y python3-pip, then run this again" >&2
+        return 1
+    fi
+    # Debian's own python3 refuses pip installs outside a venv (PEP 668,
+    # EXTERNALLY-MANAGED); the test machine is ours, so say so explicitly.
+    extra=""
+    if python3 -c 'import sys, sysconfig, os; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) else 1)' 2>/dev/null; then
+        extra="--break-system-packages"
+    fi
+    echo "installing: aiortc==$AIORTC_VERSION (pip, wheels only)"
+    # shellcheck disable=SC2086
+    if ! python3 -m pip install -q --disable-pip-version-check --only-binary :all: $extra "aiortc==$AIORTC_VERSION"; then
+        echo "install.sh: pip could not install aiortc==$AIORTC_VERSION from wheels (no network to PyPI, or no" >&2
+        echo "  wheel for this python $(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])') / $(uname -m));" >&2
+        echo "  the WebRTC tests (test/test_rtc_*.py) need it" >&2
+        return 1
+    fi
+    if ! python3 -c "import aiortc" >/dev/null 2>&1; then
+        echo "install.sh: aiortc installed but python3 cannot import it:" >&2
+        python3 -c "import aiortc" >&2 || true
+        return 1
+    fi
+}
+case " $groups " in *" test "*) want_pip=yes ;; *) want_pip=no ;; esac
 
 wanted=""
 for g in $groups; do
@@ -36,21 +78,26 @@ for p in $wanted; do
     if [ "$p" = nodejs ] && ! command -v npm >/dev/null 2>&1; then missing="$missing npm"; fi
 done
 
-if [ -z "$missing" ]; then
-    exit 0
+if [ -n "$missing" ]; then
+    if [ "$check_only" = yes ]; then
+        echo "missing Debian packages:$missing" >&2
+        echo "install them with: sudo apt-get install -y$missing" >&2
+        [ "$want_pip" = yes ] && { pip_step || true; }
+        exit 1
+    fi
+    if [ "$(id -u)" != 0 ]; then
+        echo "missing Debian packages:$missing" >&2
+        echo "run as root, or: sudo apt-get install -y$missing" >&2
+        exit 1
+    fi
+    echo "installing:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing
 fi
-if [ "$check_only" = yes ]; then
-    echo "missing Debian packages:$missing" >&2
-    echo "install them with: sudo apt-get install -y$missing" >&2
-    exit 1
+# After apt: python3 (and python3-pip, when listed) come from the test group.
+if [ "$want_pip" = yes ]; then
+    pip_step || exit 1
 fi
-if [ "$(id -u)" != 0 ]; then
-    echo "missing Debian packages:$missing" >&2
-    echo "run as root, or: sudo apt-get install -y$missing" >&2
-    exit 1
-fi
-echo "installing:$missing"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing
+exit 0

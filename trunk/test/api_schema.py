@@ -58,9 +58,11 @@ STREAM = obj({"id": {"type": "string", "pattern": r"^vid-"}, "name": STR, "vhost
 CLIENT = obj({"id": STR, "vhost": STR, "stream": STR, "ip": STR, "pageUrl": STR, "swfUrl": STR, "tcUrl": STR,
               "url": STR, "name": STR,
               "type": {"type": "string", "enum": ["rtmp-play", "flv-play", "fmle-publish", "flash-publish",
-                                                  "haivision-publish", "RTMP"]},
+                                                  "haivision-publish", "RTMP", "rtc-publish", "rtc-play"]},
               "publish": BOOL, "alive": NUM, "send_bytes": COUNT, "recv_bytes": COUNT, "kbps": KBPS},
              extra=False)
+# WebRTC sessions add their media transport (not in SRS's shape; optional).
+CLIENT["properties"]["transport"] = {"type": "string", "enum": ["udp", "tcp"]}
 
 URLS = {"type": "object", "additionalProperties": STR}
 

@@ -55,8 +55,9 @@ class WebDriverError(Exception):
 class Browser:
     """One chromedriver process and one headless Chromium session."""
 
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, extra_args=()):
         self.workdir = workdir
+        self.extra_args = list(extra_args)  # more Chromium flags (test_rtc_browser.py: fake camera)
         self.profile = Path(tempfile.mkdtemp(prefix="chromium-profile-", dir=workdir))
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -91,12 +92,13 @@ class Browser:
                 "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--disable-extensions",
                 "--autoplay-policy=no-user-gesture-required", "--window-size=1024,768",
-                f"--user-data-dir={self.profile}"]
+                f"--user-data-dir={self.profile}"] + self.extra_args
         caps = {"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "pageLoadStrategy": "normal",
             "timeouts": {"script": 10000, "pageLoad": 20000, "implicit": 0},
             "goog:chromeOptions": {"binary": CHROMIUM, "args": args},
+            "goog:loggingPrefs": {"browser": "ALL"},
         }}}
         value = self._call("POST", "/session", caps, timeout=60)
         self.session = value["sessionId"]
@@ -108,6 +110,27 @@ class Browser:
     def run(self, script, *args):
         """Runs `script` as a function body in the page; returns its value."""
         return self._call("POST", f"/session/{self.session}/execute/sync", {"script": script, "args": list(args)})
+
+    def new_window(self):
+        """Opens a tab and switches to it; returns its handle."""
+        handle = self._call("POST", f"/session/{self.session}/window/new", {"type": "tab"})["handle"]
+        self.switch(handle)
+        return handle
+
+    def window(self):
+        return self._call("GET", f"/session/{self.session}/window")
+
+    def switch(self, handle):
+        self._call("POST", f"/session/{self.session}/window", {"handle": handle})
+
+    def console_errors(self):
+        """SEVERE entries of the page's console since the last call (chromedriver's
+        goog:loggingPrefs browser log; empty when the log is not enabled)."""
+        try:
+            entries = self._call("POST", f"/session/{self.session}/se/log", {"type": "browser"}) or []
+        except WebDriverError:
+            return []
+        return [e.get("message", "") for e in entries if e.get("level") == "SEVERE"]
 
     def log(self):
         try:

@@ -72,17 +72,14 @@ def test_not_implemented_directive_warns_and_starts(srs):
 def test_not_implemented_settings_warn_with_file_and_line_at_test_and_start(srs):
     """Settings the table marks NotYet (known type, nothing reads them) and whole
     features warn alike, with the file:line or the SRS_* variable that set them."""
-    extra = "rtc_server {\n  enabled on;\n  listen 8000;\n}\nheartbeat {\n  interval 9.9;\n}\n"
+    extra = "rtc_server {\n  merge_nalus on;\n}\nheartbeat {\n  interval 9.9;\n}\n"
     env = {"SRS_VHOST_PLAY_ATC": "on", "SRS_HEARTBEAT_ENABLED": "on"}
     conf = srs.base_conf(extra=extra)
     srs.write_conf(conf)
     lines = conf.splitlines()
-    enabled_line = lines.index("  enabled on;") + 1
-    listen_line = lines.index("  listen 8000;") + 1
+    merge_line = lines.index("  merge_nalus on;") + 1
     interval_line = lines.index("  interval 9.9;") + 1
-    expected = [f"srs.conf:{enabled_line}: directive rtc_server.enabled is implemented only in part: WebRTC is not "
-                "implemented yet: no UDP port is opened",
-                f"srs.conf:{listen_line}: directive rtc_server.listen is not implemented yet, ignored",
+    expected = [f"srs.conf:{merge_line}: directive rtc_server.merge_nalus is not implemented yet, ignored",
                 f"srs.conf:{interval_line}: directive heartbeat.interval is not implemented yet, ignored",
                 "env SRS_HEARTBEAT_ENABLED: directive heartbeat.enabled is not implemented yet, ignored",
                 "env SRS_VHOST_PLAY_ATC: directive vhost.play.atc is not implemented yet, ignored"]
@@ -91,9 +88,9 @@ def test_not_implemented_settings_warn_with_file_and_line_at_test_and_start(srs)
     for w in expected:
         assert w in r.stderr, r.stderr
     # Still checked: a bad value of a NotYet row fails the test.
-    srs.write_conf(srs.base_conf(extra="rtc_server {\n  listen 70000;\n}\n"))
+    srs.write_conf(srs.base_conf(extra="stats {\n  network 99;\n}\n"))
     r = run_srs(["-t", "-c", str(srs.conf_file)])
-    assert r.returncode != 0 and "rtc_server.listen 70000 is out of range" in r.stderr, r.stderr
+    assert r.returncode != 0 and "stats.network 99 is out of range" in r.stderr, r.stderr
 
     srs.start(conf, env=env)
     assert wait_until(lambda: all(w in srs.log() for w in expected)), srs.log()

@@ -212,6 +212,10 @@ enum ErrorCode : int {
     kErrorRtcPeerRandom = 5609,       // RAND_bytes failed
     kErrorRtcPeerClosedByPeer = 5610, // DTLS close_notify received
     kErrorRtcPeerDtls = 5611,         // DTLS failed without an error of its own (the 5400s error is the cause otherwise)
+    // WebRTC transport: the batched UDP socket (io/udp_batch) and RFC 4571 framing over TCP
+    // (protocol/rtc/rfc4571), 5750s.
+    kErrorRfc4571Frame = 5750,     // a frame length of 0, over the decoder's max_frame, or over 65535 to write
+    kErrorUdpSocketOption = 5751,  // setsockopt on the UDP socket failed (PKTINFO, buffer sizes, v6only)
 };
 
 class [[nodiscard]] Error {

@@ -23,6 +23,9 @@ constexpr utime_t kStatsInterval = 10 * kUsPerSecond;
 constexpr size_t kArenaSlots = 512;
 // Socket buffers asked for (the kernel caps them at rmem_max/wmem_max).
 constexpr int kSocketBuffer = 8 * 1024 * 1024;
+// Ended sessions remembered for a late DELETE.
+constexpr size_t kMaxEnded = 4096;
+constexpr utime_t kEndedKeep = 60 * kUsPerSecond;
 // How often detected interface addresses are looked up again.
 constexpr utime_t kDetectInterval = 60 * kUsPerSecond;
 
@@ -283,9 +286,12 @@ Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* 
 Error RtcServer::delete_session(const std::string& session, const std::string& token) {
     std::string ufrag = session.substr(0, session.find(':'));
     auto it = by_ufrag_.find(ufrag);
-    if (it == by_ufrag_.end() || it->second->dead()) {
+    if (it == by_ufrag_.end()) {
+        auto e = ended_.find(ufrag);
+        if (e != ended_.end() && e->second.token == token) return Error();  // already over
         return SRS_ERR(kErrorRtcNoSession, "no session %s", session.c_str());
     }
+    if (it->second->dead() && it->second->params().token == token) return Error();
     if (it->second->params().token != token) {
         return SRS_ERR(kErrorRtcNoSession, "session %s: the token does not match", session.c_str());
     }
@@ -441,6 +447,9 @@ Error RtcServer::cycle() {
         reap();
         for (auto& l : listeners_) l->flush();
         if (now >= next_stats_) {
+            for (auto it = ended_.begin(); it != ended_.end();) {
+                it = now - it->second.at > kEndedKeep ? ended_.erase(it) : std::next(it);
+            }
             if (next_stats_ != 0) log_stats(now);
             next_stats_ = now + kStatsInterval;
         }
@@ -461,6 +470,7 @@ void RtcServer::reap() {
         }
         auto u = by_ufrag_.find(s->username());
         if (u != by_ufrag_.end() && u->second == s) by_ufrag_.erase(u);
+        if (ended_.size() < kMaxEnded) ended_[s->username()] = Ended{s->params().token, monotonic_us()};
         ctx_->clients().remove(s, s->failed());
         stats_.sessions_closed++;
         sessions_[i] = std::move(sessions_.back());

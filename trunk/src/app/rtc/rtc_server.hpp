@@ -99,6 +99,13 @@ class RtcServer : public RtcSession::AddressListener,
     RtcSourceManager sources_;
     std::vector<std::unique_ptr<RtcSession>> sessions_;
     std::map<std::string, RtcSession*> by_ufrag_;
+    // Sessions that ended lately (ufrag -> token, when): a DELETE racing the
+    // peer's own close (a page that closes and DELETEs at once) still gets 200.
+    struct Ended {
+        std::string token;
+        utime_t at = 0;
+    };
+    std::map<std::string, Ended> ended_;
     std::unordered_map<RtcAddressKey, RtcSession*, RtcAddressKeyHash> by_addr_;
     std::unique_ptr<Coroutine> timer_;
     // While a datagram is handed to a session: where it came from (a UDP

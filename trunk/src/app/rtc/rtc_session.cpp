@@ -368,7 +368,7 @@ void RtcSession::on_peer_closed(const Error& reason) {
     close_reason_ = reason.summary();
     // A close we asked for (DELETE, kick, BYE, the peer's close_notify) is a normal end.
     int code = reason.code();
-    failed_ = code != kErrorRtcSessionClosed && code != kErrorRtcPeerClosed;
+    failed_ = code != kErrorRtcSessionClosed && code != kErrorRtcPeerClosedByPeer;
     srs_trace("RTC: session %s %s closed: %s (rtp in %llu out %llu, nack in %llu out %llu, retransmits %llu, "
               "pli in %llu out %llu, dropped %llu)",
               cid_.c_str(), params_.publisher ? "publisher" : "player", close_reason_.c_str(),

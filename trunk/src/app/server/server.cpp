@@ -38,7 +38,6 @@ Error Server::initialize() {
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
     rtc_.reset(new RtcServer(this));
     if (Error err = listen_http(); !err.ok()) return SRS_WRAP(err, "listen http");
-    if (Error err = rtc_->start(read_rtc_server_options(*config_, [](const char* n) -> const char* { return getenv(n); })); !err.ok()) return SRS_WRAP(err, "rtc");
     exporter_.reset(new ExporterHandler(this, http_api_->service_id()));
     if (Error err = listen_exporter(read_exporter_options(*config_)); !err.ok()) return SRS_WRAP(err, "exporter");
     proc_stats_.sample();
@@ -49,6 +48,9 @@ Error Server::initialize() {
                                                  read_sysctl_int("/proc/sys/net/core/wmem_max"));
         if (!warning.empty()) srs_warn("UDP: %s", warning.c_str());
     }
+    // $CANDIDATE in rtc_server.candidate reads the environment.
+    auto env = [](const char* name) -> const char* { return getenv(name); };
+    if (Error err = rtc_->start(read_rtc_server_options(*config_, env)); !err.ok()) return SRS_WRAP(err, "rtc");
     return Error();
 }
 

@@ -151,8 +151,9 @@ Error RtcPeer::on_datagram(uint8_t* data, size_t size, const StunAddress& from, 
         return SRS_ERR(kErrorRtcPeerAddress, "%s from %s, selected %s", kind == DatagramKind::kDtls ? "dtls" : "rtp",
                        from.to_string().c_str(), has_remote_ ? remote_.to_string().c_str() : "none");
     }
-    if (kind == DatagramKind::kDtls) return on_dtls(data, size, now);
-    return on_media(data, size, now);
+    Error err = kind == DatagramKind::kDtls ? on_dtls(data, size, now) : on_media(data, size, now);
+    if (err.ok()) last_heard_us_ = now;  // authenticated traffic on the selected address
+    return err;
 }
 
 Error RtcPeer::on_stun(const uint8_t* data, size_t size, const StunAddress& from, utime_t now) {
@@ -213,7 +214,18 @@ Error RtcPeer::on_stun_request(const StunMessage& m, const uint8_t* data, const 
     out_.push_back(std::move(t));
     ++stats_.stun_ok;
     last_stun_us_ = now;
-    if (!has_remote_ || !(from == remote_)) return select_address(from, now);
+    if (has_remote_ && from == remote_) {
+        last_heard_us_ = now;
+        return Error();
+    }
+    // Another address: the first one, a nomination (USE-CANDIDATE), or the
+    // selected address went quiet (the NAT gave the peer a new port). A
+    // browser's checks on its other candidate pairs answer, but do not move
+    // media back and forth.
+    if (!has_remote_ || m.use_candidate || now - last_heard_us_ >= kRtcRebindQuiet) {
+        last_heard_us_ = now;
+        return select_address(from, now);
+    }
     return Error();
 }
 

@@ -52,6 +52,9 @@ constexpr utime_t kRtcConsentInterval = 2500 * kUsPerMs;
 // How many of our last checks a response may answer.
 constexpr size_t kRtcMaxOutstandingChecks = 16;
 constexpr utime_t kRtcNoTimeout = INT64_MAX;
+// A verified check from a new address without USE-CANDIDATE moves the peer
+// only once the selected address has been quiet this long.
+constexpr utime_t kRtcRebindQuiet = 1 * kUsPerSecond;
 
 struct RtcPeerOptions {
     // false: the server, ICE-lite (only answers connectivity checks). true: a full-ICE controlling client (our
@@ -64,6 +67,7 @@ struct RtcPeerOptions {
     std::string remote_fingerprint;        // the peer's a=fingerprint sha-256 value (hex with colons)
     bool encrypt = true;                   // false: after DTLS, RTP/RTCP are sent and taken in the clear (SRS's encrypt off)
     utime_t stun_timeout = 30 * kUsPerSecond;  // server: no verified binding request for this long -> closed
+                                               // (client: no verified response, first or consent)
     StunAddress remote_candidate;          // client only: where checks go
     std::string software;                  // SOFTWARE attribute in our STUN messages ("" none)
 };
@@ -176,6 +180,7 @@ class RtcPeer {
     bool has_remote_ = false;
     StunAddress remote_;
     utime_t last_stun_us_ = 0;
+    utime_t last_heard_us_ = 0;  // the last authenticated datagram from the selected address
 
     // Client: our checks.
     uint64_t tie_breaker_ = 0;

@@ -5,6 +5,7 @@
 #include "app/rtc/rtc_negotiate.hpp"
 #include "app/rtc/rtc_source.hpp"
 #include "kernel/sdp/sdp.hpp"
+#include "utest/kernel/sdp/sdp_captured_offers.hpp"
 #include "utest/kernel/sdp/sdp_offers.hpp"
 
 using namespace srs;
@@ -231,4 +232,42 @@ TEST(RtcCandidates, PlanAndWarnings) {
     plan = rtc_plan_candidates(s, r, {});
     EXPECT_TRUE(plan.candidates.empty());
     EXPECT_EQ(plan.warnings.size(), 1u);
+}
+
+// Offers captured from Chromium 156 and aiortc 1.16.0 (not hand-written).
+TEST(RtcNegotiate, CapturedOffersFromRealStacks) {
+    struct Case {
+        const char* name;
+        const char* offer;
+        bool publish;
+    };
+    const Case cases[] = {
+        {"chromium publish", captured_chromium_publish_offer(), true},
+        {"chromium play", captured_chromium_play_offer(), false},
+        {"aiortc publish", captured_aiortc_publish_offer(), true},
+        {"aiortc play", captured_aiortc_play_offer(), false},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        RtcSource source("__defaultVhost__", "live", "s");
+        RtcNegotiation n;
+        Error err = negotiate(request(c.publish, c.offer), &source, &n);
+        ASSERT_TRUE(err.ok()) << err.describe();
+        EXPECT_EQ(n.params.audio.codec, "opus");
+        EXPECT_EQ(n.params.audio.clock_rate, 48000u);
+        EXPECT_EQ(n.params.video.codec, "H264");  // preferred over VP8 even where VP8 comes first
+        EXPECT_NE(n.params.video.fmtp.find("packetization-mode=1"), std::string::npos) << n.params.video.fmtp;
+        if (c.publish) {
+            EXPECT_NE(n.params.audio.remote_ssrc, 0u);
+            EXPECT_NE(n.params.video.remote_ssrc, 0u);
+        }
+        EXPECT_EQ(n.params.peer.remote_fingerprint.size(), 95u);  // SHA-256: 32 hex pairs and colons
+        SessionDescription answer;
+        ASSERT_TRUE(parse_sdp(n.answer_sdp, &answer).ok()) << n.answer_sdp;
+        ASSERT_EQ(answer.media.size(), 2u);
+        for (const SdpMedia& m : answer.media) {
+            EXPECT_NE(m.port, 0);
+            EXPECT_EQ(m.direction, c.publish ? SdpDirection::kRecvOnly : SdpDirection::kSendOnly);
+        }
+    }
 }

@@ -113,6 +113,10 @@ struct Pair {
         p.video.pt = publisher ? 102 : 106;  // the player negotiated another payload type
         p.video.codec = "H264";
         p.video.clock_rate = 90000;
+        if (publisher) {
+            p.audio.remote_ssrc = 0x2000;  // as the offer's a=ssrc lines say
+            p.video.remote_ssrc = 0x1000;
+        }
         session.reset(new RtcSession("cid" + std::to_string(port), p, source, live));
         session->bind_send_path(std::unique_ptr<RtcSendPath>(new FakePath(&to_client)), nullptr);
     }
@@ -221,14 +225,25 @@ TEST_F(RtcSessionTest, PublishFanOutNackPliAndKeyframeGate) {
     EXPECT_EQ(static_cast<uint8_t>(key[1]) & 0x7f, 106);
     EXPECT_EQ(load_be32(reinterpret_cast<const uint8_t*>(key.data()) + 8), source_.track(RtcMediaKind::kVideo).ssrc());
     EXPECT_EQ(static_cast<uint8_t>(key[12]), 0x65);
-    uint16_t key_seq = load_be16(reinterpret_cast<const uint8_t*>(key.data()) + 2);
 
-    // A NACK from the player is answered from the ring: the same packet again.
+    // The network loses the next packet on its way to the player; its NACK is
+    // answered from the ring: the same packet again, now delivered.
+    pub.send_rtp(102, 106, 16000, vssrc, {0x41, 0x9a, 0x06});
+    ASSERT_EQ(play.to_client.size(), 1u);
+    std::string lost = play.to_client.front();
+    play.to_client.clear();
+    uint16_t lost_seq = static_cast<uint16_t>(load_be16(reinterpret_cast<const uint8_t*>(key.data()) + 2) + 5);
     std::string nack;
-    rtcp_build_nack(1, source_.track(RtcMediaKind::kVideo).ssrc(), {key_seq}, &nack);
+    rtcp_build_nack(1, source_.track(RtcMediaKind::kVideo).ssrc(), {lost_seq}, &nack);
     play.send_rtcp(nack);
     ASSERT_EQ(play.client_events.rtp.size(), 4u);
-    EXPECT_EQ(play.client_events.rtp[3], key);
+    EXPECT_EQ(load_be16(reinterpret_cast<const uint8_t*>(play.client_events.rtp[3].data()) + 2), lost_seq);
+    EXPECT_EQ(static_cast<uint8_t>(play.client_events.rtp[3][14]), 0x06);
+    EXPECT_EQ(play.session->counters().retransmits, 1u);
+    // A NACK for what the ring no longer (or never) had is ignored.
+    std::string stale;
+    rtcp_build_nack(1, source_.track(RtcMediaKind::kVideo).ssrc(), {static_cast<uint16_t>(lost_seq + 1000)}, &stale);
+    play.send_rtcp(stale);
     EXPECT_EQ(play.session->counters().retransmits, 1u);
 
     // The publisher lost seq 104 (103 and 105 arrived): the session NACKs it.

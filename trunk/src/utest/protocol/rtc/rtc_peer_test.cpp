@@ -173,7 +173,8 @@ bool is_dtls_datagram(const std::string& d) { return !d.empty() && d[0] >= 20 &&
 bool is_stun_datagram(const std::string& d) { return !d.empty() && static_cast<uint8_t>(d[0]) <= 3; }
 
 // A binding request as a browser sends it to the server, with knobs to break it.
-std::string binding_request(const std::string& username, const std::string& pwd, uint8_t tid_seed = 1) {
+std::string binding_request(const std::string& username, const std::string& pwd, uint8_t tid_seed = 1,
+                            bool use_candidate = true) {
     StunBindingRequest r;
     for (size_t i = 0; i < kStunTransactionIdSize; ++i) r.transaction_id[i] = static_cast<uint8_t>(tid_seed + i);
     r.username = username;
@@ -181,7 +182,7 @@ std::string binding_request(const std::string& username, const std::string& pwd,
     r.priority = 0x6E7F1EFF;
     r.controlling = true;
     r.tie_breaker = 0x0102030405060708ull;
-    r.use_candidate = true;
+    r.use_candidate = use_candidate;
     std::string out(stun_encoded_size(r), '\0');
     size_t n = 0;
     EXPECT_TRUE(stun_encode(r, reinterpret_cast<uint8_t*>(&out[0]), out.size(), &n).ok());
@@ -468,6 +469,32 @@ TEST(ProtocolRtcPeer, NatRebindingMovesThePeer) {
     EXPECT_EQ(net.sl.addresses.size(), 2u);
 }
 
+// A browser checks its other candidate pairs too: those checks are answered
+// but do not pull media away from a live address; without USE-CANDIDATE a new
+// address wins only once the selected one has been quiet (a NAT rebinding).
+TEST(ProtocolRtcPeer, ChecksOnOtherPairsDoNotMoveALiveAddress) {
+    Net net;
+    net.make(net.client_options(), net.server_options());
+    net.connect();
+    ASSERT_TRUE(net.both_connected());
+    const std::string user = std::string(kServerUfrag) + ":" + kClientUfrag;
+    StunAddress other = StunAddress::ipv4(0x0A000002, 50002);
+    // Media just arrived on the selected address.
+    ASSERT_TRUE(net.deliver(net.server.get(), protect(net.client.get(), 200, 10), net.caddr).ok());
+    size_t moves = net.sl.addresses.size();
+    ASSERT_TRUE(net.deliver(net.server.get(), binding_request(user, kServerPwd, 60, false), other).ok());
+    EXPECT_EQ(net.sl.addresses.size(), moves);
+    EXPECT_TRUE(net.server->remote_address() == net.caddr);
+    RtcTransmit t;
+    ASSERT_TRUE(net.server->pop_transmit(&t));
+    EXPECT_TRUE(t.to == other);  // answered where it came from
+    // The selected address goes quiet for a second: the next check moves the peer.
+    net.now += kRtcRebindQuiet;
+    ASSERT_TRUE(net.deliver(net.server.get(), binding_request(user, kServerPwd, 61, false), other).ok());
+    EXPECT_EQ(net.sl.addresses.size(), moves + 1);
+    EXPECT_TRUE(net.server->remote_address() == other);
+}
+
 TEST(ProtocolRtcPeer, ServerStunTimeoutClosesOnce) {
     Net net;
     net.make(net.client_options(), net.server_options());
@@ -607,4 +634,20 @@ TEST(ProtocolRtcPeer, StartChecksOptions) {
     EXPECT_EQ(code_of(p.handle_datagram(d, sizeof(d), StunAddress::ipv4(1, 1), 0)), kErrorRtcPeerState);
     EXPECT_EQ(p.next_timeout(), kRtcNoTimeout);
     EXPECT_STREQ(rtc_peer_state_name(RtcPeerState::kDtls), "dtls");
+}
+
+TEST(ProtocolRtcPeer, DtlsWithoutAnswersFails) {
+    Net net;
+    net.make(net.client_options(), net.server_options());
+    net.keep = [](Dir, const std::string& d) { return !is_dtls_datagram(d); };  // ICE works, DTLS is blackholed
+    net.start();
+    net.run([&] { return net.cl.closed > 0; }, 60 * kUsPerSecond);
+    EXPECT_EQ(net.client->state(), RtcPeerState::kFailed);
+    EXPECT_EQ(net.cl.closed, 1);
+    EXPECT_EQ(net.cl.closed_code, kErrorDtlsTimeout);
+    EXPECT_EQ(net.cl.connected, 0);
+    EXPECT_EQ(net.client->dtls().retransmits(), kDtlsMaxRetransmits);
+    // The server answered checks all along, so it is still waiting, not timed out.
+    EXPECT_EQ(net.server->state(), RtcPeerState::kDtls);
+    EXPECT_EQ(net.sl.closed, 0);
 }

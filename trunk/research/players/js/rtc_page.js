@@ -1,0 +1,289 @@
+// WebRTC publish and play pages: one controller for whip.html, whep.html,
+// rtc_publisher.html and rtc_player.html. Each page calls
+// RtcPage.run({role: 'publish'|'play', signal: 'whip'|'srs'}).
+//   whip: POST the SDP offer to /rtc/v1/whip/ (publish) or /rtc/v1/whep/
+//         (play) and keep the Location header for the DELETE that ends it.
+//   srs:  SRS's JSON API, POST {api, tid, streamurl, clientip, sdp} to
+//         /rtc/v1/publish/ or /rtc/v1/play/; the answer is {code, sdp, sessionid}.
+// H.264 is preferred where the browser lets a page say so. For tests the page
+// exposes window.stats() (the latest getStats() summary, refreshed twice a
+// second) and window.rtcState() (status text, connection state, last error).
+(function () {
+    'use strict';
+
+    var DEFAULT_API_PORT = '1985';     // SRS's http_api port
+    var STATS_MS = 500;
+
+    function query() {
+        return new URLSearchParams(location.search);
+    }
+
+    // host:port of the HTTP API: ?api=, else this page's host on 1985.
+    function apiHost(q) {
+        if (q.get('api')) return q.get('api');
+        return (location.hostname || '127.0.0.1') + ':' + DEFAULT_API_PORT;
+    }
+
+    function httpSchema(q) {
+        if (q.get('schema')) return q.get('schema');
+        return location.protocol === 'https:' ? 'https' : 'http';
+    }
+
+    // webrtc://host[:port]/app/stream[?k=v] -> its parts; the port is the API's.
+    function parseWebrtcUrl(url) {
+        var m = /^webrtc:\/\/([^/:?#]+)(?::(\d+))?\/(.+)\/([^/?#]+)(\?[^#]*)?$/.exec(url);
+        if (!m) throw new Error('not a webrtc://host[:port]/app/stream URL: ' + url);
+        return { host: m[1], port: m[2] || DEFAULT_API_PORT, app: m[3], stream: m[4], search: m[5] || '' };
+    }
+
+    // The URL shown in the form, from the query: ?url= wins, else app/stream/api.
+    function urlFromQuery(q, cfg) {
+        if (q.get('url')) return q.get('url');
+        var app = q.get('app') || 'live';
+        var stream = q.get('stream') || 'livestream';
+        var api = apiHost(q);
+        if (cfg.signal === 'srs') {
+            return 'webrtc://' + api + '/' + app + '/' + stream;
+        }
+        var path = cfg.role === 'publish' ? '/rtc/v1/whip/' : '/rtc/v1/whep/';
+        return httpSchema(q) + '://' + api + path + '?app=' + encodeURIComponent(app) +
+            '&stream=' + encodeURIComponent(stream);
+    }
+
+    function fetchChecked(url, init, what) {
+        return fetch(url, init).then(function (r) {
+            return r.text().then(function (text) {
+                if (!r.ok) throw new Error(what + ': HTTP ' + r.status + ' ' + text.slice(0, 300));
+                return { response: r, text: text };
+            });
+        });
+    }
+
+    // WHIP/WHEP: the answer and the resource to DELETE.
+    function signalWhip(url, offer) {
+        return fetchChecked(url, {
+            method: 'POST', body: offer, headers: { 'Content-Type': 'application/sdp' }
+        }, 'POST ' + url).then(function (res) {
+            var loc = res.response.headers.get('Location');
+            return { sdp: res.text, location: loc ? new URL(loc, url).href : null };
+        });
+    }
+
+    // SRS's JSON API; errors come back as HTTP 200 with a non-zero code.
+    function signalSrs(role, webrtcUrl, offer, q) {
+        var u = parseWebrtcUrl(webrtcUrl);
+        var api = httpSchema(q) + '://' + u.host + ':' + u.port + '/rtc/v1/' + role + '/' + u.search;
+        var body = {
+            api: api,
+            tid: Number(Math.floor(Math.random() * 0x7fffffff)).toString(16),
+            streamurl: webrtcUrl,
+            clientip: null,
+            sdp: offer
+        };
+        return fetchChecked(api, {
+            method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' }
+        }, 'POST ' + api).then(function (res) {
+            var reply;
+            try {
+                reply = JSON.parse(res.text);
+            } catch (e) {
+                throw new Error('the API answered something else than JSON: ' + res.text.slice(0, 200));
+            }
+            if (reply.code !== 0) throw new Error('the API refused: code ' + reply.code + ' ' + res.text.slice(0, 300));
+            return { sdp: reply.sdp, sessionid: reply.sessionid };
+        });
+    }
+
+    // H.264 first, then everything else (RTX, RED, FEC stay usable).
+    function preferH264(transceiver) {
+        if (!transceiver.setCodecPreferences || !window.RTCRtpReceiver || !RTCRtpReceiver.getCapabilities) return;
+        var caps = RTCRtpReceiver.getCapabilities('video');
+        if (!caps) return;
+        var h264 = caps.codecs.filter(function (c) { return /h264/i.test(c.mimeType); });
+        var rest = caps.codecs.filter(function (c) { return !/h264/i.test(c.mimeType); });
+        if (h264.length) transceiver.setCodecPreferences(h264.concat(rest));
+    }
+
+    // The getStats() fields the tests and the page show, by kind and direction.
+    function summarize(report) {
+        var s = { video: {}, audio: {}, transport: {} };
+        report.forEach(function (r) {
+            if (r.type === 'inbound-rtp' && (r.kind === 'video' || r.kind === 'audio')) {
+                s[r.kind].in = r;
+            } else if (r.type === 'outbound-rtp' && (r.kind === 'video' || r.kind === 'audio')) {
+                s[r.kind].out = r;
+            } else if (r.type === 'codec') {
+                s.transport['codec-' + r.id] = r.mimeType;
+            } else if (r.type === 'candidate-pair' && r.nominated) {
+                s.transport.pair = r.state;
+            }
+        });
+        var vin = s.video.in || {}, vout = s.video.out || {}, ain = s.audio.in || {}, aout = s.audio.out || {};
+        var codecOf = function (r) { return r && r.codecId ? (s.transport['codec-' + r.codecId] || null) : null; };
+        return {
+            time: Date.now(),
+            framesDecoded: vin.framesDecoded || 0,
+            framesReceived: vin.framesReceived || 0,
+            frameWidth: vin.frameWidth || 0,
+            frameHeight: vin.frameHeight || 0,
+            videoPacketsReceived: vin.packetsReceived || 0,
+            videoPacketsLost: vin.packetsLost || 0,
+            nackCount: vin.nackCount || 0,
+            keyFramesDecoded: vin.keyFramesDecoded || 0,
+            videoCodec: codecOf(s.video.in) || codecOf(s.video.out),
+            audioPacketsReceived: ain.packetsReceived || 0,
+            audioCodec: codecOf(s.audio.in) || codecOf(s.audio.out),
+            framesEncoded: vout.framesEncoded || 0,
+            framesSent: vout.framesSent || 0,
+            sentFrameWidth: vout.frameWidth || 0,
+            sentFrameHeight: vout.frameHeight || 0,
+            videoPacketsSent: vout.packetsSent || 0,
+            audioPacketsSent: aout.packetsSent || 0,
+            candidatePair: s.transport.pair || null
+        };
+    }
+
+    function run(cfg) {
+        var el = {
+            form: document.getElementById('controls'),
+            url: document.getElementById('url'),
+            start: document.getElementById('start'),
+            stop: document.getElementById('stop'),
+            video: document.getElementById('video'),
+            status: document.getElementById('status'),
+            stats: document.getElementById('stats')
+        };
+        var q = query();
+        var pc = null, media = null, resource = null, statsTimer = null;
+        var last = summarize(new Map());
+        var state = { status: 'idle', connection: 'new', error: null, location: null, sessionid: null };
+
+        function setStatus(text, isError) {
+            state.status = text;
+            if (isError) state.error = text;
+            el.status.textContent = text;
+            el.status.className = isError ? 'error' : '';
+        }
+
+        function refreshStats() {
+            if (!pc) return Promise.resolve(last);
+            return pc.getStats().then(function (report) {
+                last = summarize(report);
+                if (cfg.role === 'play') {
+                    el.stats.textContent = 'video ' + last.frameWidth + 'x' + last.frameHeight + ' ' +
+                        last.framesDecoded + ' frames decoded, ' + last.videoPacketsLost + ' lost; audio ' +
+                        last.audioPacketsReceived + ' packets';
+                } else {
+                    el.stats.textContent = 'video ' + last.sentFrameWidth + 'x' + last.sentFrameHeight + ' ' +
+                        last.framesSent + ' frames sent; audio ' + last.audioPacketsSent + ' packets';
+                }
+                return last;
+            });
+        }
+
+        function stop() {
+            if (statsTimer) clearInterval(statsTimer);
+            statsTimer = null;
+            if (resource) {
+                // Best effort: the server also ends the session on its STUN timeout.
+                fetch(resource, { method: 'DELETE' }).catch(function () {});
+                resource = null;
+            }
+            if (pc) pc.close();
+            pc = null;
+            if (media) media.getTracks().forEach(function (t) { t.stop(); });
+            media = null;
+            el.video.srcObject = null;
+            el.start.disabled = false;
+            el.stop.disabled = true;
+            state.connection = 'closed';
+            setStatus('stopped');
+        }
+
+        function start() {
+            stop();
+            var url = el.url.value.trim();
+            el.start.disabled = true;
+            el.stop.disabled = false;
+            state.error = null;
+            pc = new RTCPeerConnection({ iceServers: [] });
+            var mine = pc;
+            pc.addEventListener('connectionstatechange', function () {
+                state.connection = mine.connectionState;
+                if (mine !== pc) return;
+                if (mine.connectionState === 'connected') setStatus(cfg.role === 'publish' ? 'publishing' : 'playing');
+                if (mine.connectionState === 'failed') setStatus('connection failed (ICE or DTLS)', true);
+            });
+            var ready;
+            if (cfg.role === 'publish') {
+                setStatus('opening camera and microphone');
+                ready = navigator.mediaDevices.getUserMedia({ video: true, audio: true }).then(function (stream) {
+                    media = stream;
+                    el.video.muted = true;
+                    el.video.srcObject = stream;
+                    stream.getTracks().forEach(function (track) {
+                        var t = mine.addTransceiver(track, { direction: 'sendonly', streams: [stream] });
+                        if (track.kind === 'video') {
+                            preferH264(t);
+                            // Keep the camera's size: tests compare it with the player's.
+                            var p = t.sender.getParameters();
+                            p.degradationPreference = 'maintain-resolution';
+                            t.sender.setParameters(p).catch(function () {});
+                        }
+                    });
+                });
+            } else {
+                var remote = new MediaStream();
+                el.video.srcObject = remote;
+                pc.addEventListener('track', function (e) { remote.addTrack(e.track); });
+                preferH264(pc.addTransceiver('video', { direction: 'recvonly' }));
+                pc.addTransceiver('audio', { direction: 'recvonly' });
+                ready = Promise.resolve();
+            }
+            return ready.then(function () {
+                return mine.createOffer();
+            }).then(function (offer) {
+                return mine.setLocalDescription(offer);
+            }).then(function () {
+                setStatus('signalling');
+                var sdp = mine.localDescription.sdp;
+                if (cfg.signal === 'srs') return signalSrs(cfg.role, url, sdp, q);
+                return signalWhip(url, sdp);
+            }).then(function (answer) {
+                if (mine !== pc) return null;
+                resource = answer.location || null;
+                state.location = resource;
+                state.sessionid = answer.sessionid || null;
+                setStatus('connecting');
+                return mine.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
+            }).then(function () {
+                if (mine !== pc) return;
+                statsTimer = setInterval(refreshStats, STATS_MS);
+                if (cfg.role === 'play') {
+                    var p = el.video.play();
+                    if (p && p.catch) p.catch(function () {});
+                }
+            }).catch(function (e) {
+                if (mine !== pc) return;
+                setStatus(String(e && e.message ? e.message : e), true);
+                el.start.disabled = false;
+            });
+        }
+
+        window.stats = function () { return last; };
+        window.statsAsync = refreshStats;
+        window.rtcState = function () { return state; };
+        window.rtcStop = stop;
+
+        el.url.value = urlFromQuery(q, cfg);
+        el.form.addEventListener('submit', function (e) {
+            e.preventDefault();
+            start();
+        });
+        el.stop.addEventListener('click', stop);
+        window.addEventListener('pagehide', stop);
+        if (q.get('autostart') === 'true') start();
+    }
+
+    window.RtcPage = { run: run, parseWebrtcUrl: parseWebrtcUrl, summarize: summarize };
+})();
