@@ -200,13 +200,13 @@ static Error open_bound_socket(const std::string& ip, int port, int type, int* o
     if (Error err = make_sockaddr(ip, port, &addr, &len); !err.ok()) return SRS_WRAP(err, "listen");
     int fd = ::socket(addr.ss_family, type | SOCK_CLOEXEC, 0);
     if (fd < 0) return SRS_ERR(kErrorSocketCreate, "socket: %s", strerror(errno));
-    // A fixed port may be shared (several processes, a restart). An ephemeral
-    // one (0) is this socket's alone: with SO_REUSEADDR/SO_REUSEPORT Linux may
-    // hand out a port another such socket of the same user already holds
-    // (measured: 55 duplicates among 2000 UDP sockets), and the two then
-    // receive each other's datagrams.
+    // A listener's port may be shared (several processes, a restart). A UDP
+    // socket on an ephemeral port (0) is a client's alone: with
+    // SO_REUSEADDR/SO_REUSEPORT Linux may hand out a port another such socket
+    // of the same user already holds (measured: 55 duplicates among 2000), and
+    // the two then receive each other's datagrams.
     int on = 1;
-    if (port != 0 && (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) < 0 ||
+    if ((type == SOCK_STREAM || port != 0) && (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) < 0 ||
                       setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) < 0)) {
         int e = errno;
         ::close(fd);
