@@ -137,6 +137,7 @@ std::string dtls_fingerprint_sha256(X509* cert) {
 // ---- DtlsCertificate ----
 
 DtlsCertificate::~DtlsCertificate() {
+    SSL_CTX_free(ctx_);
     X509_free(x509_);
     EVP_PKEY_free(pkey_);
 }
@@ -171,6 +172,27 @@ Error DtlsCertificate::create(DtlsKeyType type, std::shared_ptr<DtlsCertificate>
 
     c->fingerprint_ = dtls_fingerprint_sha256(x);
     if (c->fingerprint_.empty()) return SRS_ERR(kErrorDtlsInit, "fingerprint: %s", openssl_errors().c_str());
+
+    SSL_CTX* ctx = SSL_CTX_new(DTLS_method());
+    c->ctx_ = ctx;
+    if (!ctx) return SRS_ERR(kErrorDtlsInit, "SSL_CTX_new: %s", openssl_errors().c_str());
+    ok = SSL_CTX_set_min_proto_version(ctx, DTLS1_2_VERSION) == 1 &&
+         SSL_CTX_set_max_proto_version(ctx, DTLS1_2_VERSION) == 1 &&
+         SSL_CTX_use_certificate(ctx, c->x509_) == 1 && SSL_CTX_use_PrivateKey(ctx, c->pkey_) == 1 &&
+         SSL_CTX_check_private_key(ctx) == 1 &&
+         SSL_CTX_set_cipher_list(ctx, "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+                                      "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+                                      "ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES128-SHA") == 1;
+    // Note: SSL_CTX_set_tlsext_use_srtp returns 0 on success.
+    ok = ok && SSL_CTX_set_tlsext_use_srtp(ctx, "SRTP_AEAD_AES_128_GCM:SRTP_AES128_CM_SHA1_80") == 0;
+    if (!ok) return SRS_ERR(kErrorDtlsInit, "configure context: %s", openssl_errors().c_str());
+    // Each endpoint checks the peer's certificate against its SDP fingerprint
+    // (verify_cb reaches the endpoint through the SSL object's app data).
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, verify_cb);
+    SSL_CTX_set_read_ahead(ctx, 1);
+    // No resumption in WebRTC: a shared context must not cache every session.
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
     *out = std::move(c);
     return Error();
 }
@@ -182,7 +204,6 @@ DtlsEndpoint::DtlsEndpoint(std::shared_ptr<DtlsCertificate> cert, DtlsRole role,
 
 DtlsEndpoint::~DtlsEndpoint() {
     SSL_free(ssl_);  // frees bio_ too
-    SSL_CTX_free(ctx_);
 }
 
 void DtlsEndpoint::mark(const std::string& milestone) {
@@ -233,22 +254,11 @@ Error DtlsEndpoint::start(utime_t now) {
     if (state_ != DtlsState::kNew) return SRS_ERR(kErrorDtlsState, "start in state %s", dtls_state_name(state_));
     if (!cert_) return fail(SRS_ERR(kErrorDtlsInit, "no certificate"));
 
-    ctx_ = SSL_CTX_new(DTLS_method());
-    if (!ctx_) return fail(SRS_ERR(kErrorDtlsInit, "SSL_CTX_new: %s", openssl_errors().c_str()));
-    bool ok = SSL_CTX_set_min_proto_version(ctx_, DTLS1_2_VERSION) == 1 &&
-              SSL_CTX_set_max_proto_version(ctx_, DTLS1_2_VERSION) == 1 &&
-              SSL_CTX_use_certificate(ctx_, cert_->x509()) == 1 &&
-              SSL_CTX_use_PrivateKey(ctx_, cert_->pkey()) == 1 && SSL_CTX_check_private_key(ctx_) == 1 &&
-              SSL_CTX_set_cipher_list(ctx_, "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
-                                            "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
-                                            "ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES128-SHA") == 1;
-    // Note: SSL_CTX_set_tlsext_use_srtp returns 0 on success.
-    ok = ok && SSL_CTX_set_tlsext_use_srtp(ctx_, "SRTP_AEAD_AES_128_GCM:SRTP_AES128_CM_SHA1_80") == 0;
-    if (!ok) return fail(SRS_ERR(kErrorDtlsInit, "configure context: %s", openssl_errors().c_str()));
-    SSL_CTX_set_verify(ctx_, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, verify_cb);
-    SSL_CTX_set_read_ahead(ctx_, 1);
-
-    ssl_ = SSL_new(ctx_);
+    // The context (certificate, ciphers, SRTP profiles) is the certificate's,
+    // made once: an endpoint only adds its SSL object.
+    ssl_ctx_st* ctx = cert_->context();
+    if (!ctx) return fail(SRS_ERR(kErrorDtlsInit, "the certificate has no DTLS context"));
+    ssl_ = SSL_new(ctx);
     bio_ = BIO_new(datagram_bio_method());
     if (!ssl_ || !bio_) {
         BIO_free(bio_);
@@ -259,6 +269,9 @@ Error DtlsEndpoint::start(utime_t now) {
     SSL_set_bio(ssl_, bio_, bio_);  // one reference, owned by ssl_
     SSL_set_app_data(ssl_, this);
     SSL_set_options(ssl_, SSL_OP_NO_QUERY_MTU);
+    // Read/write buffers only while a record is in flight: a connected
+    // session then holds little more than its keys (thousands of players).
+    SSL_set_mode(ssl_, SSL_MODE_RELEASE_BUFFERS);
     SSL_set_mtu(ssl_, static_cast<long>(kDtlsMtu));
     DTLS_set_link_mtu(ssl_, static_cast<long>(kDtlsMtu));
     DTLS_set_timer_cb(ssl_, dtls_long_timer);

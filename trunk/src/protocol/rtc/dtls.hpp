@@ -73,12 +73,15 @@ class DtlsCertificate {
     DtlsKeyType type() const { return type_; }
     x509_st* x509() const { return x509_; }
     evp_pkey_st* pkey() const { return pkey_; }
+    // The DTLS 1.2 context every endpoint of this certificate uses.
+    ssl_ctx_st* context() const { return ctx_; }
 
   private:
     DtlsCertificate() = default;
     DtlsKeyType type_ = DtlsKeyType::kEcdsaP256;
     x509_st* x509_ = nullptr;
     evp_pkey_st* pkey_ = nullptr;
+    ssl_ctx_st* ctx_ = nullptr;
     std::string fingerprint_;
 };
 
@@ -139,7 +142,6 @@ class DtlsEndpoint {
     std::string peer_fingerprint_;
     bool fingerprint_mismatch_ = false;
 
-    ssl_ctx_st* ctx_ = nullptr;
     ssl_st* ssl_ = nullptr;
     bio_st* bio_ = nullptr;
 
