@@ -72,9 +72,10 @@ inline socklen_t sockaddr_of(const StunAddress& a, sockaddr_storage* ss) {
 // Sends `method target` (with `body` when content_type is set) on a new
 // connection to url's host and reads the whole response: its head, and a
 // body framed by Content-Length, chunked or the close (at most 256 KB).
-inline Error http_exchange(const HttpUrl& url, const char* method, const std::string& target, const char* content_type,
-                    const std::string& body, utime_t timeout, const char* user_agent, HttpResponseHead* head,
-                           std::string* out) {
+// user_agent names the tool in the request.
+inline Error http_exchange(const HttpUrl& url, const char* method, const std::string& target,
+                           const char* content_type, const std::string& body, utime_t timeout,
+                           const char* user_agent, HttpResponseHead* head, std::string* out) {
     TcpConn* raw = nullptr;
     if (Error err = TcpConn::connect(url.host, url.port, timeout, &raw); err.failed()) {
         return SRS_WRAP(err, "tcp connect %s:%d", url.host.c_str(), url.port);

@@ -77,8 +77,12 @@ TEST(RtcPublisher, WebrtcUrlUsesThePublishApi) {
     EXPECT_EQ(u.api.port, kSrsApiDefaultPort);
     EXPECT_EQ(u.api.target, "/rtc/v1/publish/");
     EXPECT_EQ(u.stream_url, "webrtc://127.0.0.1/live/s");
-    EXPECT_FALSE(parse_rtc_publish_url("webrtc://127.0.0.1/nostream", &u).ok());
-    EXPECT_FALSE(parse_rtc_publish_url("ftp://x", &u).ok());
+    Error err = parse_rtc_publish_url("webrtc://127.0.0.1/nostream", &u);
+    EXPECT_EQ(err.code(), kErrorHttpBadTarget);
+    err.ignore();
+    err = parse_rtc_publish_url("ftp://x", &u);
+    EXPECT_TRUE(err.failed());
+    err.ignore();
 }
 
 // ---- the offer ----
