@@ -180,6 +180,13 @@ Error SrtpSession::initialize(SrtpProfile profile, const SrtpKeys& local, const 
         srtp_dealloc(send);
         return err;
     }
+    if (profile == SrtpProfile::kAeadAes128Gcm && !libsrtp_rtp_) {
+        if (Error err = gcm_.initialize(local.key, local.key_len, local.salt, local.salt_len); err.failed()) {
+            srtp_dealloc(send);
+            srtp_dealloc(recv);
+            return err;
+        }
+    }
     profile_ = profile;
     send_ = send;
     recv_ = recv;
@@ -193,6 +200,7 @@ Error SrtpSession::protect_rtp(uint8_t* buf, size_t len, size_t cap, size_t* out
     if (cap < need || need > INT_MAX) {
         return SRS_ERR(kErrorSrtpBufferTooSmall, "RTP %zu bytes + trailer needs %zu, buffer %zu", len, need, cap);
     }
+    if (gcm_.initialized()) return gcm_.protect_rtp(buf, len, cap, out_len);
     int n = static_cast<int>(len);
     srtp_err_status_t r = srtp_protect(send_, buf, &n);
     if (r != srtp_err_status_ok) return SRS_ERR(kErrorSrtpProtect, "srtp_protect: %s", srtp_status_name(r));

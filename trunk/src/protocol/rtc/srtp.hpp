@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "core/error.hpp"
+#include "protocol/rtc/srtp_gcm.hpp"
 
 struct srtp_ctx_t_;  // libsrtp's session (srtp_t), kept out of this header
 
@@ -96,10 +97,17 @@ class SrtpSession {
     bool initialized() const { return send_ != nullptr; }
     SrtpProfile profile() const { return profile_; }
 
+    // With AEAD_AES_128_GCM, RTP is protected by SrtpGcmSender (OpenSSL)
+    // unless this is called before initialize(): the same bytes, a fraction
+    // of the cost of Debian's NSS-based libsrtp. Tests compare the two.
+    void protect_rtp_with_libsrtp() { libsrtp_rtp_ = true; }
+
   private:
     SrtpProfile profile_ = SrtpProfile::kAes128CmSha1_80;
     srtp_ctx_t_* send_ = nullptr;  // outbound: ssrc_any_outbound, local keys
     srtp_ctx_t_* recv_ = nullptr;  // inbound: ssrc_any_inbound, remote keys
+    bool libsrtp_rtp_ = false;
+    SrtpGcmSender gcm_;  // RTP out with GCM (initialized only for that profile)
 };
 
 // libsrtp's name for a srtp_err_status_t value ("srtp_err_status_auth_fail").

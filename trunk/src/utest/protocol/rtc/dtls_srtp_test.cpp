@@ -105,5 +105,6 @@ TEST(ProtocolDtlsSrtp, ExportedKeysCarryMediaBothWays) {
     std::vector<uint8_t> p = rtp_packet(7, 100, kSrtpMaxTrailer);
     size_t len = 0, out = 0;
     ASSERT_TRUE(at_client.protect_rtp(p.data(), 112, p.size(), &len).ok());
-    EXPECT_FALSE(wrong.unprotect_rtp(p.data(), len, &out).ok());
+    Error refused = wrong.unprotect_rtp(p.data(), len, &out);
+    EXPECT_EQ(refused.code(), kErrorSrtpUnprotect) << refused.describe();
 }
