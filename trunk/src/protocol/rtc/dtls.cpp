@@ -366,6 +366,10 @@ Error DtlsEndpoint::after_handshake() {
     keys_.server_salt.assign(b + 2 * key_len + salt_len, salt_len);
     OPENSSL_cleanse(km, sizeof(km));
     state_ = DtlsState::kConnected;
+    // The record buffers (~17 KiB each way) are idle from now on: a connected
+    // session only reads an alert or a repeated Finished now and then, and
+    // OpenSSL allocates them again for that.
+    SSL_free_buffers(ssl_);
     mark(std::string("connected:") + p->name);
     return Error();
 }
@@ -393,6 +397,7 @@ Error DtlsEndpoint::handle_datagram(const uint8_t* data, size_t size, utime_t no
     unsigned char buf[2048];
     int r = SSL_read(ssl_, buf, sizeof(buf));
     int e = r > 0 ? SSL_ERROR_NONE : SSL_get_error(ssl_, r);
+    SSL_free_buffers(ssl_);  // as after the handshake: nothing is pending between datagrams
     in_ = nullptr;
     in_size_ = 0;
     bool answered = !writing_.empty();
