@@ -395,6 +395,7 @@ Error DtlsEndpoint::handle_datagram(const uint8_t* data, size_t size, utime_t no
     writing_.clear();
     ERR_clear_error();
     unsigned char buf[2048];
+    SSL_alloc_buffers(ssl_);  // freed between datagrams (see after_handshake)
     int r = SSL_read(ssl_, buf, sizeof(buf));
     int e = r > 0 ? SSL_ERROR_NONE : SSL_get_error(ssl_, r);
     SSL_free_buffers(ssl_);  // as after the handshake: nothing is pending between datagrams
@@ -449,6 +450,8 @@ Error DtlsEndpoint::close() {
     ERR_clear_error();
     bool was_connected = state_ == DtlsState::kConnected;
     if (was_connected) {
+        // OpenSSL 3's DTLS writer does not bring back freed buffers itself.
+        SSL_alloc_buffers(ssl_);
         SSL_shutdown(ssl_);  // queues close_notify; the peer's is not awaited
         writing_.clear();
         mark("close_notify:sent");
