@@ -17,18 +17,21 @@ def require_aiortc():
         require(False, f"aiortc is not importable ({e}): install it with sh 3rdparty/install.sh test")
 
 
-def rtc_conf(srs, stun_timeout=30, nack="on", http=False, dtls_role="passive"):
+def rtc_conf(srs, stun_timeout=30, nack="on", http=False, dtls_role="passive", tcp=False):
     """srs's base conf with the API, the RTC server and, with `http`, the
     http_server serving the built player pages. Sets srs.api_port,
     srs.rtc_port (UDP) and srs.http_port (or None)."""
     srs.api_port = free_port()
     srs.rtc_port = free_port(socket.SOCK_DGRAM)
     srs.http_port = free_port() if http else None
+    srs.rtc_tcp_port = free_port() if tcp else None
     conf = srs.base_conf().replace("vhost __defaultVhost__ {\n}\n", "")
     if http:
         conf += f"http_server {{\n  enabled on;\n  listen {srs.http_port};\n  dir {HTML_DIR};\n  crossdomain on;\n}}\n"
     conf += (f"http_api {{\n  enabled on;\n  listen {srs.api_port};\n}}\n"
-             f"rtc_server {{\n  enabled on;\n  listen {srs.rtc_port};\n  candidate 127.0.0.1;\n}}\n"
+             f"rtc_server {{\n  enabled on;\n  listen {srs.rtc_port};\n  candidate 127.0.0.1;\n"
+             + (f"  protocol all;\n  tcp {{\n    enabled on;\n    listen {srs.rtc_tcp_port};\n  }}\n" if tcp else "")
+             + "}\n"
              "vhost __defaultVhost__ {\n"
              f"  rtc {{\n    enabled on;\n    nack {nack};\n    twcc on;\n    stun_timeout {stun_timeout};\n"
              f"    dtls_role {dtls_role};\n  }}\n"

@@ -152,7 +152,9 @@ struct RtcAnswerInfo {
 // kErrorSdpIce (no ufrag/pwd), kErrorSdpFingerprint (none, or not sha-256),
 // kErrorSdpSetup (actpass, or none), kErrorSdpNoMedia (neither audio nor video
 // accepted), kErrorSdpAnswer (no udp host candidate).
-inline Error read_play_answer(std::string_view text, RtcAnswerInfo* out) {
+// tcp: take the first tcp host candidate (RFC 4571 framing, rtc_server.tcp)
+// instead of the first udp one.
+inline Error read_play_answer(std::string_view text, RtcAnswerInfo* out, bool tcp = false) {
     *out = RtcAnswerInfo();
     SessionDescription sd;
     if (Error err = parse_sdp(text, &sd); err.failed()) return SRS_WRAP(err, "parse the answer");
@@ -165,7 +167,8 @@ inline Error read_play_answer(std::string_view text, RtcAnswerInfo* out) {
         (audio ? out->audio_pt : out->video_pt) = m.codecs[0].pt;
         if (!m.ssrcs.empty()) (audio ? out->audio_ssrc : out->video_ssrc) = m.ssrcs[0].ssrc;
         for (const SdpCandidate& c : m.candidates) {
-            if (out->candidate_port == 0 && iequals(c.transport, "udp") && c.type == "host" && c.port != 0) {
+            if (out->candidate_port == 0 && iequals(c.transport, tcp ? "tcp" : "udp") && c.type == "host" &&
+                c.port != 0) {
                 out->candidate_ip = c.address;
                 out->candidate_port = c.port;
             }
@@ -185,7 +188,9 @@ inline Error read_play_answer(std::string_view text, RtcAnswerInfo* out) {
         return SRS_ERR(kErrorSdpSetup, "the answer's a=setup is '%s', not active or passive",
                        sd.setup_text_of(*first).c_str());
     }
-    if (out->candidate_port == 0) return SRS_ERR(kErrorSdpAnswer, "the answer has no udp host candidate");
+    if (out->candidate_port == 0) {
+        return SRS_ERR(kErrorSdpAnswer, "the answer has no %s host candidate", tcp ? "tcp" : "udp");
+    }
     if (!is_ip_literal(out->candidate_ip)) {
         return SRS_ERR(kErrorSdpAnswer, "the answer's candidate %s is not an IP address", out->candidate_ip.c_str());
     }

@@ -46,6 +46,7 @@
 #include "kernel/rtp/rtcp.hpp"
 #include "kernel/rtp/rtp.hpp"
 #include "protocol/rtc/dtls.hpp"
+#include "protocol/rtc/rfc4571.hpp"
 #include "protocol/rtc/rtc_peer.hpp"
 #include "http_client.hpp"
 #include "rtc_io.hpp"
@@ -80,6 +81,72 @@ struct RtcShared {
 
 struct Options : ToolOptions {
     RtcShared* shared = nullptr;
+    bool tcp = false;  // --tcp: media over the answer's TCP candidate (RFC 4571 frames)
+};
+
+// Where a player's datagrams go: its own UDP socket, or (--tcp) one TCP
+// connection to the server's TCP candidate carrying RFC 4571 frames.
+class PlayerLink {
+  public:
+    virtual ~PlayerLink() = default;
+    virtual Error send(const std::string& data, const StunAddress& to, utime_t timeout) = 0;
+    // One datagram into buf; kErrorSocketTimeout when none came in time.
+    virtual Error recv(uint8_t* buf, size_t cap, size_t* n, StunAddress* from, utime_t timeout) = 0;
+};
+
+class UdpLink : public PlayerLink {
+  public:
+    explicit UdpLink(UdpSocket* s) : sock_(s) {}
+    Error send(const std::string& data, const StunAddress& to, utime_t timeout) override {
+        sockaddr_storage ss;
+        const socklen_t len = sockaddr_of(to, &ss);
+        return sock_->sendto(data.data(), data.size(), reinterpret_cast<const sockaddr*>(&ss), len, timeout);
+    }
+    Error recv(uint8_t* buf, size_t cap, size_t* n, StunAddress* from, utime_t timeout) override {
+        sockaddr_storage ss;
+        socklen_t len = sizeof(ss);
+        if (Error err = sock_->recvfrom(buf, cap, n, &ss, &len, timeout); err.failed()) return err;
+        *from = stun_address_of(ss);
+        return Error();
+    }
+
+  private:
+    std::unique_ptr<UdpSocket> sock_;
+};
+
+class TcpLink : public PlayerLink {
+  public:
+    TcpLink(TcpConn* c, const StunAddress& server) : conn_(c), server_(server) {}
+    Error send(const std::string& data, const StunAddress&, utime_t timeout) override {
+        uint8_t head[2];
+        if (Error err = rfc4571_header(data.size(), head); err.failed()) return err;
+        conn_->set_send_timeout(timeout);
+        struct iovec iov[2] = {{head, 2}, {const_cast<char*>(data.data()), data.size()}};
+        return conn_->writev(iov, 2);
+    }
+    Error recv(uint8_t* buf, size_t cap, size_t* n, StunAddress* from, utime_t timeout) override {
+        *from = server_;
+        while (true) {
+            uint8_t* frame = nullptr;
+            size_t size = 0;
+            if (decoder_.next(&frame, &size)) {
+                if (size > cap) return SRS_ERR(kErrorRfc4571Frame, "a frame of %zu bytes", size);
+                memcpy(buf, frame, size);
+                *n = size;
+                return Error();
+            }
+            uint8_t chunk[8192];
+            size_t got = 0;
+            conn_->set_recv_timeout(timeout);
+            if (Error err = conn_->read(chunk, sizeof(chunk), &got); err.failed()) return err;
+            if (Error err = decoder_.feed(chunk, got); err.failed()) return err;
+        }
+    }
+
+  private:
+    std::unique_ptr<TcpConn> conn_;
+    StunAddress server_;
+    Rfc4571Decoder decoder_;
 };
 
 struct RtcPlayerStats : PlayerStats {
@@ -148,8 +215,8 @@ class Player : public ToolClient<Options, RtcPlayerStats>, public RtcPeerListene
                  std::string* delete_target);
     // ICE, DTLS, then media until the session ends; then the hang-up.
     Error play(const RtcPlayUrl& url, const RtcAnswerInfo& answer, const std::string& delete_target);
-    Error media_loop(RtcPeer* peer, UdpSocket* sock);
-    Error flush(RtcPeer* peer, UdpSocket* sock);
+    Error media_loop(RtcPeer* peer, PlayerLink* link);
+    Error flush(RtcPeer* peer, PlayerLink* link);
     Error send_report(RtcPeer* peer, utime_t now);
     void hang_up(const RtcPlayUrl& url, const std::string& delete_target);
     Track* track_of(const RtpHeader& h);
@@ -244,7 +311,7 @@ Error Player::signal(const RtcPlayUrl& url, const std::string& offer, RtcAnswerI
         std::string session_id;
         if (Error err = read_srs_play_reply(body, &sdp, &session_id); err.failed()) return SRS_WRAP(err, "play API");
     }
-    return read_play_answer(sdp, answer);
+    return read_play_answer(sdp, answer, opt_->tcp);
 }
 
 Error Player::play(const RtcPlayUrl& url, const RtcAnswerInfo& answer, const std::string& delete_target) {
@@ -252,10 +319,20 @@ Error Player::play(const RtcPlayUrl& url, const RtcAnswerInfo& answer, const std
     if (!stun_address_of_ip(answer.candidate_ip, answer.candidate_port, &server)) {
         return SRS_ERR(kErrorSdpAnswer, "candidate %s is not an address", answer.candidate_ip.c_str());
     }
-    UdpSocket* raw = nullptr;
-    const char* any = server.family == StunAddress::kIpv4 ? "0.0.0.0" : "::";
-    if (Error err = UdpSocket::bind(any, 0, &raw); err.failed()) return SRS_WRAP(err, "udp bind");
-    std::unique_ptr<UdpSocket> sock(raw);
+    std::unique_ptr<PlayerLink> sock;
+    if (opt_->tcp) {
+        TcpConn* conn = nullptr;
+        if (Error err = TcpConn::connect(answer.candidate_ip, answer.candidate_port, opt_->timeout_ms * kUsPerMs, &conn);
+            err.failed()) {
+            return SRS_WRAP(err, "tcp connect to %s:%u", answer.candidate_ip.c_str(), answer.candidate_port);
+        }
+        sock.reset(new TcpLink(conn, server));
+    } else {
+        UdpSocket* raw = nullptr;
+        const char* any = server.family == StunAddress::kIpv4 ? "0.0.0.0" : "::";
+        if (Error err = UdpSocket::bind(any, 0, &raw); err.failed()) return SRS_WRAP(err, "udp bind");
+        sock.reset(new UdpLink(raw));
+    }
 
     RtcPeerOptions po;
     po.ice_controlling = true;
@@ -283,7 +360,7 @@ Error Player::play(const RtcPlayUrl& url, const RtcAnswerInfo& answer, const std
     return err;
 }
 
-Error Player::media_loop(RtcPeer* peer, UdpSocket* sock) {
+Error Player::media_loop(RtcPeer* peer, PlayerLink* sock) {
     const utime_t timeout = opt_->timeout_ms * kUsPerMs;
     const utime_t start = monotonic_us();
     utime_t next_report = -1;
@@ -325,18 +402,16 @@ Error Player::media_loop(RtcPeer* peer, UdpSocket* sock) {
         utime_t wake = now + kMaxWait;
         if (const utime_t due = peer->next_timeout(); due > now) wake = std::min(wake, due);
         if (connected_) wake = std::min(wake, next_report);
-        sockaddr_storage from;
-        socklen_t from_len = sizeof(from);
+        StunAddress from;
         size_t n = 0;
-        Error err = sock->recvfrom(g_datagram, sizeof(g_datagram), &n, &from, &from_len,
-                                   std::max<utime_t>(wake - now, kUsPerMs));
+        Error err = sock->recv(g_datagram, sizeof(g_datagram), &n, &from, std::max<utime_t>(wake - now, kUsPerMs));
         if (err.failed()) {
-            if (err.code() != kErrorSocketTimeout) return SRS_WRAP(err, "udp recv");
+            if (err.code() != kErrorSocketTimeout) return SRS_WRAP(err, "recv");
             err.ignore();
             continue;
         }
         stats_.session_bytes += n;
-        if (Error e = peer->handle_datagram(g_datagram, n, stun_address_of(from), monotonic_us()); e.failed()) {
+        if (Error e = peer->handle_datagram(g_datagram, n, from, monotonic_us()); e.failed()) {
             // A datagram the peer refuses is counted; the session goes on
             // unless the peer itself gave up (closed_ then tells).
             const int code = e.code();
@@ -353,15 +428,11 @@ Error Player::media_loop(RtcPeer* peer, UdpSocket* sock) {
     }
 }
 
-Error Player::flush(RtcPeer* peer, UdpSocket* sock) {
+Error Player::flush(RtcPeer* peer, PlayerLink* sock) {
     RtcTransmit t;
     while (peer->pop_transmit(&t)) {
-        sockaddr_storage to;
-        const socklen_t len = sockaddr_of(t.to, &to);
-        if (Error err = sock->sendto(t.data.data(), t.data.size(), reinterpret_cast<const sockaddr*>(&to), len,
-                                     opt_->timeout_ms * kUsPerMs);
-            err.failed()) {
-            return SRS_WRAP(err, "udp send to %s", t.to.to_string().c_str());
+        if (Error err = sock->send(t.data, t.to, opt_->timeout_ms * kUsPerMs); err.failed()) {
+            return SRS_WRAP(err, "send to %s", t.to.to_string().c_str());
         }
     }
     return Error();
@@ -607,6 +678,7 @@ void usage(const char* argv0) {
            "  -t SECONDS   run time; 0 runs until SIGINT/SIGTERM (default 0)\n"
            "  --timeout MS signalling timeout, longest wait for ICE+DTLS, and for RTP (default 10000)\n"
            "  --json       print the summary as one JSON object on the last line\n"
+           "  --tcp        media over the answer's TCP candidate (rtc_server.tcp, RFC 4571 frames)\n"
            "Exit code: 0, or 1 when a verification failed (a session whose first video packet\n"
            "does not start a keyframe, a datagram that does not decrypt, signalling or an answer\n"
            "that does not parse), 2 for bad arguments.\n",
@@ -615,7 +687,12 @@ void usage(const char* argv0) {
 
 Options parse_options(int argc, char** argv) {
     Options opt;
-    parse_command_line(argc, argv, "c:r:s:d:e:m:t:h", {}, usage, &opt, [](int, const char*) { return false; });
+    parse_command_line(argc, argv, "c:r:s:d:e:m:t:h", {{"tcp", no_argument, nullptr, 'T'}}, usage, &opt,
+                       [&opt](int c, const char*) {
+                           if (c != 'T') return false;
+                           opt.tcp = true;
+                           return true;
+                       });
     return opt;
 }
 

@@ -130,7 +130,8 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     uint64_t recv_bytes() const override { return recv_bytes_; }
     void expire() override { expire_requested_ = true; }
     bool listed() const override { return true; }
-    const char* transport() const override { return path_ ? path_->transport() : "udp"; }
+    // "" until ICE binds an address (then "udp" or "tcp").
+    const char* transport() const override { return path_ ? path_->transport() : ""; }
 
     // RtcPeerListener
     void on_peer_address(const StunAddress& addr) override;
