@@ -154,6 +154,29 @@ def run_count(args, server, tools, n):
     }
 
 
+def ttff_with_aiortc(args, server, tools):
+    """TTFF with a publisher that honours PLIs (aiortc, 640x360): players join
+    one by one over --spread ms, each the server's keyframe request on its
+    behalf away from its first frame."""
+    sys.path.insert(0, str(TRUNK / "test"))
+    try:
+        from rtc_client import Rtc
+    except ImportError as e:
+        return {"error": f"aiortc is not installed ({e})"}
+    with Rtc() as rtc:
+        rtc.publish(f"127.0.0.1:{server.api}", "live", "ttff", size=(640, 360), fps=25)
+        time.sleep(2)
+        out = server.workdir / "ttff.json"
+        n = args.ttff_players
+        r = subprocess.run([str(tools / "sb_rtc_load"), "-c", str(n), "-r", server.whep("ttff"), "-s",
+                            str(args.spread), "-t", str(int(args.spread / 1000 + 8)), "--json"],
+                           stdout=open(out, "w"), stderr=subprocess.DEVNULL, timeout=args.spread / 1000 + 60)
+        lines = [l for l in out.read_text().splitlines() if l.startswith("{")]
+        summary = json.loads(lines[-1]) if lines else {}
+        return {"players": n, "ttff": summary.get("ttff_ms", {}), "first_packet": summary.get("first_packet_ms", {}),
+                "verify_ok": summary.get("verify_ok"), "exit": r.returncode}
+
+
 def srtp_profile(log):
     text = log.read_text(errors="replace") if log.exists() else ""
     for p in ("SRTP_AEAD_AES_128_GCM", "SRTP_AES128_CM_SHA1_80"):
@@ -172,6 +195,8 @@ def main():
     ap.add_argument("--media", default=str(TRUNK / "objs/bench/rtc_bench.flv"))
     ap.add_argument("--max", type=int, default=3000, help="refuse player counts above this")
     ap.add_argument("--out", default=str(TRUNK / "objs/bench/rtc_results.md"))
+    ap.add_argument("--ttff-players", type=int, default=50,
+                    help="players of the TTFF run with an aiortc publisher (0: skip it)")
     args = ap.parse_args()
     counts = [int(c) for c in args.clients.split(",") if c]
     if any(c > args.max for c in counts):
@@ -184,6 +209,7 @@ def main():
     workdir = Path(tempfile.mkdtemp(prefix="rtc-bench-"))
     server = Server(srs, workdir)
     pub = None
+    ttff = None
     rows = []
     try:
         pub = subprocess.Popen([str(tools / "sb_rtc_publish"), "-r", server.whip("livestream"), "--ffmpeg",
@@ -199,6 +225,10 @@ def main():
             rows.append(run_count(args, server, tools, n))
             print(json.dumps(rows[-1]), flush=True)
         pub_cpu = 100.0 * (proc_cpu_seconds(pub.pid) - pub_cpu0) / (time.monotonic() - t0)
+        stop(pub)
+        pub = None
+        ttff = ttff_with_aiortc(args, server, tools) if args.ttff_players > 0 else None
+        print(json.dumps({"ttff_with_aiortc": ttff}), flush=True)
     finally:
         stop(pub)
         stop(server.proc)
@@ -214,6 +244,11 @@ def main():
         lines.append(f"| {r['players']} | {r['playing']} | {r['cpu']:.1f} % | {r['cpu_per_player']:.3f} % | "
                      f"{r['rss_mb']:.0f} MB | {r['kb_per_player']:.0f} KiB | {t.get('p50', '-')} / "
                      f"{t.get('p90', '-')} ms | {r['gaps']} | {r['decrypt_failures']} | {r['tool_cpu']:.0f} % |")
+    if ttff:
+        t = ttff.get("ttff", {})
+        lines += ["", f"TTFF with a publisher that honours PLIs (aiortc, 640x360), {ttff.get('players')} players "
+                      f"joining over {args.spread} ms: p50 {t.get('p50', '-')} ms, p90 {t.get('p90', '-')} ms, "
+                      f"max {t.get('max', '-')} ms" + (f" ({ttff['error']})" if "error" in ttff else "") + "."]
     text = "\n".join(lines) + "\n"
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text)

@@ -133,7 +133,7 @@ class RtcSource {
     uint64_t keyframe_requests() const { return keyframe_requests_; }
     uint64_t keyframe_suppressed() const { return keyframe_suppressed_; }
 
-    static constexpr utime_t kKeyframeInterval = 500 * kUsPerMs;
+    static constexpr utime_t kKeyframeInterval = 300 * kUsPerMs;
 
   private:
     std::string vhost_, app_, stream_;
