@@ -54,6 +54,17 @@ StunAddress stun_address_of(const sockaddr_storage& ss) {
     return StunAddress();
 }
 
+// Logs and errors while a session works carry its context id, as a
+// connection's coroutine does for RTMP (the UDP coroutine serves them all).
+class SessionContext {
+  public:
+    explicit SessionContext(const std::string& cid) : saved_(context_id()) { set_context_id(cid); }
+    ~SessionContext() { set_context_id(saved_); }
+
+  private:
+    std::string saved_;
+};
+
 }  // namespace
 
 bool RtcAddressKey::operator==(const RtcAddressKey& o) const {
@@ -261,6 +272,7 @@ Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* 
     neg.params.peer.software = "srs";
     neg.params.token = rtc_random_string(16);
     std::string cid = new_context_id();
+    SessionContext context(cid);
     std::unique_ptr<RtcSession> session(new RtcSession(cid, std::move(neg.params), source, &ctx_->sources()));
     session->set_address_listener(this);
     if (Error err = session->start(monotonic_us()); err.failed()) {
@@ -295,6 +307,7 @@ Error RtcServer::delete_session(const std::string& session, const std::string& t
     if (it->second->params().token != token) {
         return SRS_ERR(kErrorRtcNoSession, "session %s: the token does not match", session.c_str());
     }
+    SessionContext context(it->second->cid());
     it->second->close(monotonic_us(), SRS_ERR(kErrorRtcSessionClosed, "DELETE of its resource"));
     if (current_listener_ == nullptr) {
         for (auto& l : listeners_) l->flush();
@@ -370,6 +383,7 @@ void RtcServer::route(uint8_t* data, size_t size, const StunAddress& from, RtcSe
         }
         return;
     }
+    SessionContext context(session->cid());
     Error err = session->handle_datagram(data, size, from, now, reply);
     if (err.failed()) {
         stats_.rx_dropped++;
@@ -441,7 +455,10 @@ Error RtcServer::cycle() {
         for (size_t i = 0; i < sessions_.size(); i++) {
             RtcSession* s = sessions_[i].get();
             // Publishers every tick (NACK, TWCC); players every 5th, staggered.
-            if (s->publisher() || (tick_ + i) % 5 == 0 || s->dead()) s->on_timer(now);
+            if (s->publisher() || (tick_ + i) % 5 == 0 || s->dead()) {
+                SessionContext context(s->cid());
+                s->on_timer(now);
+            }
         }
         reap_tcp();
         reap();
