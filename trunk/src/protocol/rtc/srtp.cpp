@@ -169,23 +169,30 @@ SrtpSession::~SrtpSession() {
 }
 
 Error SrtpSession::initialize(SrtpProfile profile, const SrtpKeys& local, const SrtpKeys& remote) {
-    if (send_ || recv_) return SRS_ERR(kErrorSrtpState, "SRTP session initialized twice");
+    if (initialized()) return SRS_ERR(kErrorSrtpState, "SRTP session initialized twice");
     if (!g_srtp_initialized) return SRS_ERR(kErrorSrtpState, "srtp_library_init() not called");
     if (Error err = check_keys(profile, local, "local"); err.failed()) return err;
     if (Error err = check_keys(profile, remote, "remote"); err.failed()) return err;
+    if (profile == SrtpProfile::kAeadAes128Gcm && !libsrtp_rtp_) {
+        // OpenSSL only. Keys were checked above: a failure here is OpenSSL's,
+        // and leaves the session unusable (initialized() stays false).
+        if (Error err = gcm_send_.initialize(local.key, local.key_len, local.salt, local.salt_len); err.failed()) {
+            return err;
+        }
+        if (Error err = gcm_recv_.initialize(remote.key, remote.key_len, remote.salt, remote.salt_len);
+            err.failed()) {
+            return err;
+        }
+        profile_ = profile;
+        gcm_ = true;
+        return Error();
+    }
     srtp_t send = nullptr;
     srtp_t recv = nullptr;
     if (Error err = create_context(profile, ssrc_any_outbound, local, &send); err.failed()) return err;
     if (Error err = create_context(profile, ssrc_any_inbound, remote, &recv); err.failed()) {
         srtp_dealloc(send);
         return err;
-    }
-    if (profile == SrtpProfile::kAeadAes128Gcm && !libsrtp_rtp_) {
-        if (Error err = gcm_.initialize(local.key, local.key_len, local.salt, local.salt_len); err.failed()) {
-            srtp_dealloc(send);
-            srtp_dealloc(recv);
-            return err;
-        }
     }
     profile_ = profile;
     send_ = send;
@@ -194,13 +201,13 @@ Error SrtpSession::initialize(SrtpProfile profile, const SrtpKeys& local, const 
 }
 
 Error SrtpSession::protect_rtp(uint8_t* buf, size_t len, size_t cap, size_t* out_len) {
-    if (!send_) return SRS_ERR(kErrorSrtpState, "protect RTP before initialize");
+    if (!initialized()) return SRS_ERR(kErrorSrtpState, "protect RTP before initialize");
     if (len < kRtpMinHeader) return SRS_ERR(kErrorSrtpProtect, "RTP packet of %zu bytes", len);
     size_t need = len + srtp_rtp_trailer(profile_);
     if (cap < need || need > INT_MAX) {
         return SRS_ERR(kErrorSrtpBufferTooSmall, "RTP %zu bytes + trailer needs %zu, buffer %zu", len, need, cap);
     }
-    if (gcm_.initialized()) return gcm_.protect_rtp(buf, len, cap, out_len);
+    if (gcm_) return gcm_send_.protect_rtp(buf, len, cap, out_len);
     int n = static_cast<int>(len);
     srtp_err_status_t r = srtp_protect(send_, buf, &n);
     if (r != srtp_err_status_ok) return SRS_ERR(kErrorSrtpProtect, "srtp_protect: %s", srtp_status_name(r));
@@ -209,8 +216,9 @@ Error SrtpSession::protect_rtp(uint8_t* buf, size_t len, size_t cap, size_t* out
 }
 
 Error SrtpSession::unprotect_rtp(uint8_t* buf, size_t len, size_t* out_len) {
-    if (!recv_) return SRS_ERR(kErrorSrtpState, "unprotect RTP before initialize");
+    if (!initialized()) return SRS_ERR(kErrorSrtpState, "unprotect RTP before initialize");
     if (len < kRtpMinHeader || len > INT_MAX) return SRS_ERR(kErrorSrtpUnprotect, "SRTP packet of %zu bytes", len);
+    if (gcm_) return gcm_recv_.unprotect_rtp(buf, len, out_len);
     int n = static_cast<int>(len);
     srtp_err_status_t r = srtp_unprotect(recv_, buf, &n);
     if (r != srtp_err_status_ok) return SRS_ERR(kErrorSrtpUnprotect, "srtp_unprotect: %s", srtp_status_name(r));
@@ -219,12 +227,13 @@ Error SrtpSession::unprotect_rtp(uint8_t* buf, size_t len, size_t* out_len) {
 }
 
 Error SrtpSession::protect_rtcp(uint8_t* buf, size_t len, size_t cap, size_t* out_len) {
-    if (!send_) return SRS_ERR(kErrorSrtpState, "protect RTCP before initialize");
+    if (!initialized()) return SRS_ERR(kErrorSrtpState, "protect RTCP before initialize");
     if (len < kRtcpMinHeader) return SRS_ERR(kErrorSrtpProtect, "RTCP packet of %zu bytes", len);
     size_t need = len + srtp_rtcp_trailer(profile_);
     if (cap < need || need > INT_MAX) {
         return SRS_ERR(kErrorSrtpBufferTooSmall, "RTCP %zu bytes + trailer needs %zu, buffer %zu", len, need, cap);
     }
+    if (gcm_) return gcm_send_.protect_rtcp(buf, len, cap, out_len);
     int n = static_cast<int>(len);
     srtp_err_status_t r = srtp_protect_rtcp(send_, buf, &n);
     if (r != srtp_err_status_ok) return SRS_ERR(kErrorSrtpProtect, "srtp_protect_rtcp: %s", srtp_status_name(r));
@@ -233,8 +242,9 @@ Error SrtpSession::protect_rtcp(uint8_t* buf, size_t len, size_t cap, size_t* ou
 }
 
 Error SrtpSession::unprotect_rtcp(uint8_t* buf, size_t len, size_t* out_len) {
-    if (!recv_) return SRS_ERR(kErrorSrtpState, "unprotect RTCP before initialize");
+    if (!initialized()) return SRS_ERR(kErrorSrtpState, "unprotect RTCP before initialize");
     if (len < kRtcpMinHeader || len > INT_MAX) return SRS_ERR(kErrorSrtpUnprotect, "SRTCP packet of %zu bytes", len);
+    if (gcm_) return gcm_recv_.unprotect_rtcp(buf, len, out_len);
     int n = static_cast<int>(len);
     srtp_err_status_t r = srtp_unprotect_rtcp(recv_, buf, &n);
     if (r != srtp_err_status_ok) {

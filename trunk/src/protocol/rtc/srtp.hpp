@@ -1,5 +1,6 @@
-// SRTP and SRTCP (RFC 3711, RFC 7714 for AES-GCM) on libsrtp2, keyed by the
-// outcome of a DTLS-SRTP handshake (RFC 5764).
+// SRTP and SRTCP (RFC 3711, RFC 7714 for AES-GCM) keyed by the outcome of a
+// DTLS-SRTP handshake (RFC 5764): AES-CM-80 on libsrtp2, AEAD_AES_128_GCM on
+// OpenSSL (srtp_gcm.hpp) with no libsrtp context at all.
 //
 // One SrtpSession per peer: an outbound context for what we send (any SSRC,
 // retransmissions of the same sequence number allowed, so a NACK answer can
@@ -94,20 +95,24 @@ class SrtpSession {
     Error protect_rtcp(uint8_t* buf, size_t len, size_t cap, size_t* out_len);
     Error unprotect_rtcp(uint8_t* buf, size_t len, size_t* out_len);
 
-    bool initialized() const { return send_ != nullptr; }
+    bool initialized() const { return send_ != nullptr || gcm_; }
     SrtpProfile profile() const { return profile_; }
 
-    // With AEAD_AES_128_GCM, RTP is protected by SrtpGcmSender (OpenSSL)
-    // unless this is called before initialize(): the same bytes, a fraction
-    // of the cost of Debian's NSS-based libsrtp. Tests compare the two.
+    // With AEAD_AES_128_GCM, everything is done by SrtpGcmSender and
+    // SrtpGcmReceiver (OpenSSL) unless this is called before initialize(),
+    // which makes the session use libsrtp for all four operations: the same
+    // bytes, a fraction of the cost and memory of Debian's NSS-based libsrtp.
+    // Tests compare the two.
     void protect_rtp_with_libsrtp() { libsrtp_rtp_ = true; }
 
   private:
     SrtpProfile profile_ = SrtpProfile::kAes128CmSha1_80;
-    srtp_ctx_t_* send_ = nullptr;  // outbound: ssrc_any_outbound, local keys
-    srtp_ctx_t_* recv_ = nullptr;  // inbound: ssrc_any_inbound, remote keys
+    srtp_ctx_t_* send_ = nullptr;  // libsrtp outbound: ssrc_any_outbound, local keys
+    srtp_ctx_t_* recv_ = nullptr;  // libsrtp inbound: ssrc_any_inbound, remote keys
     bool libsrtp_rtp_ = false;
-    SrtpGcmSender gcm_;  // RTP out with GCM (initialized only for that profile)
+    bool gcm_ = false;                         // both GCM objects are ready
+    SrtpGcmSender gcm_send_;                   // GCM: local keys (instead of send_)
+    SrtpGcmReceiver gcm_recv_{kReplayWindow};  // GCM: remote keys (instead of recv_)
 };
 
 // libsrtp's name for a srtp_err_status_t value ("srtp_err_status_auth_fail").

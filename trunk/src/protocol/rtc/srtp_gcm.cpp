@@ -55,31 +55,33 @@ Error srtp_kdf_aes_cm(const uint8_t* master_key, size_t key_len, const uint8_t* 
     return Error();
 }
 
-SrtpGcmSender::~SrtpGcmSender() {
+SrtpGcmKey::~SrtpGcmKey() {
     EVP_CIPHER_CTX_free(ctx_);
     wipe(salt_, sizeof(salt_));
 }
 
-Error SrtpGcmSender::initialize(const uint8_t* master_key, size_t key_len, const uint8_t* master_salt,
-                                size_t salt_len) {
-    if (ctx_) return SRS_ERR(kErrorSrtpState, "GCM sender initialized twice");
-    if (key_len != kKeyLength || salt_len != kSaltLength) {
+Error SrtpGcmKey::initialize(const uint8_t* master_key, size_t key_len, const uint8_t* master_salt, size_t salt_len,
+                             uint8_t label_key, uint8_t label_salt, bool encrypt) {
+    if (ctx_) return SRS_ERR(kErrorSrtpState, "GCM key initialized twice");
+    if (key_len != SrtpGcmSender::kKeyLength || salt_len != SrtpGcmSender::kSaltLength) {
         return SRS_ERR(kErrorSrtpKeyLength, "AEAD_AES_128_GCM needs a 16-byte key and a 12-byte salt, got %zu and %zu",
                        key_len, salt_len);
     }
-    uint8_t key[kKeyLength];
-    if (Error err = srtp_kdf_aes_cm(master_key, key_len, master_salt, salt_len, 0x00, key, sizeof(key)); err.failed()) {
+    uint8_t key[SrtpGcmSender::kKeyLength];
+    if (Error err = srtp_kdf_aes_cm(master_key, key_len, master_salt, salt_len, label_key, key, sizeof(key));
+        err.failed()) {
         return err;
     }
-    if (Error err = srtp_kdf_aes_cm(master_key, key_len, master_salt, salt_len, 0x02, salt_, sizeof(salt_));
+    if (Error err = srtp_kdf_aes_cm(master_key, key_len, master_salt, salt_len, label_salt, salt_, sizeof(salt_));
         err.failed()) {
         wipe(key, sizeof(key));
         return err;
     }
+    int enc = encrypt ? 1 : 0;
     EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
-    bool ok = c && EVP_EncryptInit_ex(c, EVP_aes_128_gcm(), nullptr, nullptr, nullptr) == 1 &&
+    bool ok = c && EVP_CipherInit_ex(c, EVP_aes_128_gcm(), nullptr, nullptr, nullptr, enc) == 1 &&
               EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_IVLEN, 12, nullptr) == 1 &&
-              EVP_EncryptInit_ex(c, nullptr, nullptr, key, nullptr) == 1;
+              EVP_CipherInit_ex(c, nullptr, nullptr, key, nullptr, enc) == 1;
     wipe(key, sizeof(key));
     if (!ok) {
         EVP_CIPHER_CTX_free(c);
@@ -87,6 +89,79 @@ Error SrtpGcmSender::initialize(const uint8_t* master_key, size_t key_len, const
     }
     ctx_ = c;
     return Error();
+}
+
+void SrtpGcmKey::make_iv(uint32_t a, uint32_t b, uint16_t c, uint8_t iv[12]) const {
+    iv[0] = iv[1] = 0;
+    store_be32(iv + 2, a);
+    store_be32(iv + 6, b);
+    store_be16(iv + 10, c);
+    for (size_t i = 0; i < 12; i++) iv[i] ^= salt_[i];
+}
+
+bool SrtpGcmKey::seal(const uint8_t iv[12], const uint8_t* aad1, size_t aad1_len, const uint8_t* aad2,
+                      size_t aad2_len, uint8_t* data, size_t len, uint8_t* tag) {
+    int n = 0;
+    return EVP_EncryptInit_ex(ctx_, nullptr, nullptr, nullptr, iv) == 1 &&
+           EVP_EncryptUpdate(ctx_, nullptr, &n, aad1, static_cast<int>(aad1_len)) == 1 &&
+           (aad2_len == 0 || EVP_EncryptUpdate(ctx_, nullptr, &n, aad2, static_cast<int>(aad2_len)) == 1) &&
+           (len == 0 || EVP_EncryptUpdate(ctx_, data, &n, data, static_cast<int>(len)) == 1) &&
+           EVP_EncryptFinal_ex(ctx_, data + len, &n) == 1 &&
+           EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_GCM_GET_TAG, static_cast<int>(SrtpGcmSender::kTagLength), tag) == 1;
+}
+
+bool SrtpGcmKey::open(const uint8_t iv[12], const uint8_t* aad1, size_t aad1_len, const uint8_t* aad2,
+                      size_t aad2_len, uint8_t* data, size_t len, const uint8_t* tag) {
+    int n = 0;
+    uint8_t t[SrtpGcmSender::kTagLength];
+    memcpy(t, tag, sizeof(t));  // OpenSSL's ctrl takes a non-const pointer
+    return EVP_DecryptInit_ex(ctx_, nullptr, nullptr, nullptr, iv) == 1 &&
+           EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_GCM_SET_TAG, static_cast<int>(sizeof(t)), t) == 1 &&
+           EVP_DecryptUpdate(ctx_, nullptr, &n, aad1, static_cast<int>(aad1_len)) == 1 &&
+           (aad2_len == 0 || EVP_DecryptUpdate(ctx_, nullptr, &n, aad2, static_cast<int>(aad2_len)) == 1) &&
+           (len == 0 || EVP_DecryptUpdate(ctx_, data, &n, data, static_cast<int>(len)) == 1) &&
+           EVP_DecryptFinal_ex(ctx_, data + len, &n) == 1;  // fails on a tag mismatch
+}
+
+SrtpReplayWindow::SrtpReplayWindow(size_t size) : size_(size), bits_(new uint64_t[size / 64]()) {}
+
+bool SrtpReplayWindow::bit(uint64_t index) const {
+    uint64_t at = index % size_;
+    return (bits_[at / 64] >> (at % 64)) & 1;
+}
+
+SrtpReplayWindow::Verdict SrtpReplayWindow::check(uint64_t index) const {
+    if (index > highest_) return kNew;
+    if (highest_ - index >= size_) return kTooOld;
+    return bit(index) ? kReplay : kNew;
+}
+
+void SrtpReplayWindow::add(uint64_t index) {
+    if (index > highest_) {
+        // The slots of the indexes newly inside the window are free again.
+        if (index - highest_ >= size_) {
+            memset(bits_.get(), 0, size_ / 8);
+        } else {
+            for (uint64_t i = highest_ + 1; i <= index; i++) {
+                uint64_t at = i % size_;
+                bits_[at / 64] &= ~(uint64_t(1) << (at % 64));
+            }
+        }
+        highest_ = index;
+    }
+    uint64_t at = index % size_;
+    bits_[at / 64] |= uint64_t(1) << (at % 64);
+}
+
+SrtpGcmSender::~SrtpGcmSender() = default;
+
+Error SrtpGcmSender::initialize(const uint8_t* master_key, size_t key_len, const uint8_t* master_salt,
+                                size_t salt_len) {
+    if (rtp_.initialized()) return SRS_ERR(kErrorSrtpState, "GCM sender initialized twice");
+    if (Error err = rtp_.initialize(master_key, key_len, master_salt, salt_len, 0x00, 0x02, true); err.failed()) {
+        return err;
+    }
+    return rtcp_.initialize(master_key, key_len, master_salt, salt_len, 0x03, 0x05, true);
 }
 
 uint32_t SrtpGcmSender::roc_for(uint32_t ssrc, uint16_t seq, bool* ok) {
@@ -124,7 +199,7 @@ uint32_t SrtpGcmSender::roc_for(uint32_t ssrc, uint16_t seq, bool* ok) {
 }
 
 Error SrtpGcmSender::protect_rtp(uint8_t* buf, size_t len, size_t cap, size_t* out_len) {
-    if (!ctx_) return SRS_ERR(kErrorSrtpState, "GCM protect before initialize");
+    if (!rtp_.initialized()) return SRS_ERR(kErrorSrtpState, "GCM protect before initialize");
     size_t header = rtp_header_length(buf, len);
     if (header == 0) return SRS_ERR(kErrorSrtpProtect, "RTP packet of %zu bytes does not parse", len);
     if (cap < len + kTagLength) {
@@ -137,20 +212,164 @@ Error SrtpGcmSender::protect_rtp(uint8_t* buf, size_t len, size_t cap, size_t* o
     uint32_t roc = roc_for(ssrc, seq, &ok);
     if (!ok) return SRS_ERR(kErrorSrtpProtect, "more than %d SSRCs on one session", kMaxSsrcs);
     uint8_t iv[12];
-    iv[0] = iv[1] = 0;
-    store_be32(iv + 2, ssrc);
-    store_be32(iv + 6, roc);
-    store_be16(iv + 10, seq);
-    for (size_t i = 0; i < sizeof(iv); i++) iv[i] ^= salt_[i];
-    int n = 0;
-    int payload = static_cast<int>(len - header);
-    bool good = EVP_EncryptInit_ex(ctx_, nullptr, nullptr, nullptr, iv) == 1 &&
-                EVP_EncryptUpdate(ctx_, nullptr, &n, buf, static_cast<int>(header)) == 1 &&
-                (payload == 0 || EVP_EncryptUpdate(ctx_, buf + header, &n, buf + header, payload) == 1) &&
-                EVP_EncryptFinal_ex(ctx_, buf + len, &n) == 1 &&
-                EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagLength), buf + len) == 1;
-    if (!good) return SRS_ERR(kErrorSrtpProtect, "AES-GCM encrypt failed");
+    rtp_.make_iv(ssrc, roc, seq, iv);
+    if (!rtp_.seal(iv, buf, header, nullptr, 0, buf + header, len - header, buf + len)) {
+        return SRS_ERR(kErrorSrtpProtect, "AES-GCM encrypt failed");
+    }
     *out_len = len + kTagLength;
+    return Error();
+}
+
+Error SrtpGcmSender::protect_rtcp(uint8_t* buf, size_t len, size_t cap, size_t* out_len) {
+    if (!rtcp_.initialized()) return SRS_ERR(kErrorSrtpState, "GCM protect before initialize");
+    if (len < 8) return SRS_ERR(kErrorSrtpProtect, "RTCP packet of %zu bytes", len);
+    if (cap < len + kTagLength + 4) {
+        return SRS_ERR(kErrorSrtpBufferTooSmall, "RTCP %zu bytes + trailer needs %zu, buffer %zu", len,
+                       len + kTagLength + 4, cap);
+    }
+    uint32_t ssrc = load_be32(buf + 4);
+    RtcpState* s = nullptr;
+    for (RtcpState& e : rtcp_ssrcs_) {
+        if (e.used && e.ssrc == ssrc) {
+            s = &e;
+            break;
+        }
+    }
+    for (size_t i = 0; !s && i < kMaxSsrcs; i++) {
+        if (!rtcp_ssrcs_[i].used) {
+            s = &rtcp_ssrcs_[i];
+            s->used = true;
+            s->ssrc = ssrc;
+            s->index = 0;
+        }
+    }
+    if (!s) return SRS_ERR(kErrorSrtpProtect, "more than %d RTCP SSRCs on one session", kMaxSsrcs);
+    if (s->index >= 0x7fffffff) return SRS_ERR(kErrorSrtpProtect, "SRTCP index exhausted for SSRC %08x", ssrc);
+    uint32_t index = s->index + 1;  // libsrtp's first index is 1
+    uint8_t trailer[4];
+    store_be32(trailer, 0x80000000u | index);  // E=1: encrypted
+    uint8_t iv[12];
+    rtcp_.make_iv(ssrc, index >> 16, static_cast<uint16_t>(index), iv);
+    if (!rtcp_.seal(iv, buf, 8, trailer, 4, buf + 8, len - 8, buf + len)) {
+        return SRS_ERR(kErrorSrtpProtect, "AES-GCM encrypt failed");
+    }
+    memcpy(buf + len + kTagLength, trailer, 4);
+    s->index = index;
+    *out_len = len + kTagLength + 4;
+    return Error();
+}
+
+Error SrtpGcmReceiver::initialize(const uint8_t* master_key, size_t key_len, const uint8_t* master_salt,
+                                  size_t salt_len) {
+    if (rtp_.initialized()) return SRS_ERR(kErrorSrtpState, "GCM receiver initialized twice");
+    if (rtp_window_ == 0 || rtp_window_ % 64 != 0) {
+        return SRS_ERR(kErrorSrtpInit, "replay window of %zu packets", rtp_window_);
+    }
+    if (Error err = rtp_.initialize(master_key, key_len, master_salt, salt_len, 0x00, 0x02, false); err.failed()) {
+        return err;
+    }
+    return rtcp_.initialize(master_key, key_len, master_salt, salt_len, 0x03, 0x05, false);
+}
+
+SrtpGcmReceiver::Stream* SrtpGcmReceiver::find(std::vector<Stream>& v, uint32_t ssrc) {
+    for (Stream& s : v) {
+        if (s.ssrc == ssrc) return &s;
+    }
+    return nullptr;
+}
+
+namespace {
+
+const char* verdict_name(SrtpReplayWindow::Verdict v) {
+    return v == SrtpReplayWindow::kTooOld ? "srtp_err_status_replay_old" : "srtp_err_status_replay_fail";
+}
+
+// RFC 3711 3.3.1: the index of `seq` given the highest index authenticated,
+// starting (as libsrtp) with ROC 0 while the highest index is in the first half.
+uint64_t estimate_index(uint64_t highest, uint16_t seq) {
+    constexpr uint32_t kMedian = 1u << 15;
+    if (highest <= kMedian) return seq;
+    uint32_t roc = static_cast<uint32_t>(highest >> 16);
+    uint32_t local = static_cast<uint32_t>(highest & 0xffff);
+    uint32_t guess = roc;
+    if (local < kMedian) {
+        if (seq > local && seq - local > kMedian) guess = roc - 1;
+    } else {
+        if (local - kMedian > seq) guess = roc + 1;
+    }
+    return (static_cast<uint64_t>(guess) << 16) | seq;
+}
+
+}  // namespace
+
+Error SrtpGcmReceiver::unprotect_rtp(uint8_t* buf, size_t len, size_t* out_len) {
+    if (!rtp_.initialized()) return SRS_ERR(kErrorSrtpState, "GCM unprotect before initialize");
+    size_t header = rtp_header_length(buf, len);
+    if (header == 0) return SRS_ERR(kErrorSrtpUnprotect, "SRTP packet of %zu bytes does not parse", len);
+    if (len - header < SrtpGcmSender::kTagLength) {
+        return SRS_ERR(kErrorSrtpUnprotect, "SRTP packet of %zu bytes: no room for the tag", len);
+    }
+    uint32_t ssrc = load_be32(buf + 8);
+    uint16_t seq = load_be16(buf + 2);
+    Stream* s = find(rtp_streams_, ssrc);
+    uint64_t index = s ? estimate_index(s->replay.highest(), seq) : seq;
+    if (s) {
+        SrtpReplayWindow::Verdict v = s->replay.check(index);
+        if (v != SrtpReplayWindow::kNew) {
+            return SRS_ERR(kErrorSrtpUnprotect, "SSRC %08x seq %u: %s", ssrc, seq, verdict_name(v));
+        }
+    } else if (rtp_streams_.size() >= kMaxSsrcs) {
+        return SRS_ERR(kErrorSrtpUnprotect, "more than %zu inbound SSRCs", kMaxSsrcs);
+    }
+    size_t payload = len - header - SrtpGcmSender::kTagLength;
+    uint8_t iv[12];
+    rtp_.make_iv(ssrc, static_cast<uint32_t>(index >> 16), seq, iv);
+    if (!rtp_.open(iv, buf, header, nullptr, 0, buf + header, payload, buf + header + payload)) {
+        return SRS_ERR(kErrorSrtpUnprotect, "SSRC %08x seq %u: srtp_err_status_auth_fail", ssrc, seq);
+    }
+    if (!s) {
+        // Only authenticated SSRCs get a window: forged ones cost nothing.
+        rtp_streams_.emplace_back(ssrc, rtp_window_);
+        s = &rtp_streams_.back();
+    }
+    s->replay.add(index);
+    *out_len = header + payload;
+    return Error();
+}
+
+Error SrtpGcmReceiver::unprotect_rtcp(uint8_t* buf, size_t len, size_t* out_len) {
+    if (!rtcp_.initialized()) return SRS_ERR(kErrorSrtpState, "GCM unprotect before initialize");
+    if (len < 8 + SrtpGcmSender::kTagLength + 4) {
+        return SRS_ERR(kErrorSrtpUnprotect, "SRTCP packet of %zu bytes", len);
+    }
+    uint32_t ssrc = load_be32(buf + 4);
+    const uint8_t* trailer = buf + len - 4;
+    uint32_t word = load_be32(trailer);
+    bool encrypted = (word & 0x80000000u) != 0;
+    uint32_t index = word & 0x7fffffff;
+    Stream* s = find(rtcp_streams_, ssrc);
+    if (s) {
+        SrtpReplayWindow::Verdict v = s->replay.check(index);
+        if (v != SrtpReplayWindow::kNew) {
+            return SRS_ERR(kErrorSrtpUnprotect, "RTCP SSRC %08x index %u: %s", ssrc, index, verdict_name(v));
+        }
+    } else if (rtcp_streams_.size() >= kMaxSsrcs) {
+        return SRS_ERR(kErrorSrtpUnprotect, "more than %zu inbound RTCP SSRCs", kMaxSsrcs);
+    }
+    size_t body = len - 4 - SrtpGcmSender::kTagLength;  // the header and what follows, before the tag
+    uint8_t* tag = buf + body;
+    uint8_t iv[12];
+    rtcp_.make_iv(ssrc, index >> 16, static_cast<uint16_t>(index), iv);
+    // E=0 (RFC 7714 9.3): nothing encrypted, the whole packet is authenticated.
+    bool ok = encrypted ? rtcp_.open(iv, buf, 8, trailer, 4, buf + 8, body - 8, tag)
+                        : rtcp_.open(iv, buf, body, trailer, 4, buf + body, 0, tag);
+    if (!ok) return SRS_ERR(kErrorSrtpUnprotect, "RTCP SSRC %08x index %u: srtp_err_status_auth_fail", ssrc, index);
+    if (!s) {
+        rtcp_streams_.emplace_back(ssrc, kRtcpWindow);
+        s = &rtcp_streams_.back();
+    }
+    s->replay.add(index);
+    *out_len = body;
     return Error();
 }
 
