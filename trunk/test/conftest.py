@@ -23,10 +23,21 @@ SRS = TRUNK / "objs" / "srs"
 ASAN_STRICT = "halt_on_error=1:detect_leaks=1"
 
 
+_GIVEN_PORTS = set()
+
+
 def free_port(kind=socket.SOCK_STREAM):
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port nothing listens on, never one this run handed out before: the
+    kernel may give a just-released port again, and a server whose RTMP and
+    API ports collide shares them (SO_REUSEPORT) and mixes the protocols."""
+    for _ in range(100):
+        with socket.socket(socket.AF_INET, kind) as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in _GIVEN_PORTS:
+            _GIVEN_PORTS.add(port)
+            return port
+    raise RuntimeError("no fresh port in 100 tries")
 
 
 def wait_until(predicate, timeout=10.0, interval=0.05):
