@@ -149,7 +149,8 @@ Error RtcApiHandler::serve_whip(const HttpRequest& req, HttpResponse* res, bool 
     read_knobs(req.query, &r);
     // The bearer token (WHIP section 4.5) or ?secret=: kept for auth hooks.
     const std::string* auth = req.header("Authorization");
-    (void)auth;
+    if (auth && istarts_with(*auth, "Bearer ")) r.secret = std::string(trim_ows(std::string_view(*auth).substr(7)));
+    if (r.secret.empty()) r.secret = req.query_param("secret");
     RtcSessionAnswer a;
     if (Error err = rtc_->create_session(r, &a); err.failed()) {
         int status = rtc_error_status(err.code());
@@ -211,6 +212,7 @@ Error RtcApiHandler::serve_json(const HttpRequest& req, HttpResponse* res, bool 
     r.tc_url = "webrtc://" + host + "/" + r.app;
     read_knobs(query, &r);
     read_knobs(req.query, &r);
+    r.secret = query_value(query, "secret");
     RtcSessionAnswer a;
     if (Error err = rtc_->create_session(r, &a); err.failed()) return fail(std::move(err));
     Json body = api_->envelope(0);

@@ -162,6 +162,7 @@ Error rtc_negotiate(const RtcSessionRequest& req, const RtcServerOptions& server
     p.stream = req.stream;
     p.client_ip = req.client_ip;
     p.tc_url = req.tc_url;
+    p.secret = req.secret;
     p.vhost_options = vhost;
 
     const SdpMedia* first = nullptr;

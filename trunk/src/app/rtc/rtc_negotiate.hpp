@@ -25,6 +25,7 @@ struct RtcSessionRequest {
     std::string codec;          // ?codec= video preference (h264|h265|hevc|vp8|vp9|av1)
     bool encrypt = true;        // ?encrypt=false turns SRTP off for this session
     std::string tc_url;
+    std::string secret;         // Authorization: Bearer <token>, or ?secret= (kept for hooks, not checked yet)
 };
 
 struct RtcSessionAnswer {

@@ -16,8 +16,10 @@ constexpr utime_t kFeedbackInterval = 20 * kUsPerMs;
 constexpr utime_t kReportInterval = 1 * kUsPerSecond;
 // A player whose first keyframe has not come asks again this often.
 constexpr utime_t kKeyframeRetry = 1 * kUsPerSecond;
-// Retransmissions answered per NACK packet: a storm costs at most this.
+// Retransmissions answered per NACK packet, and per player per second: a
+// NACK storm costs at most this (a 2.5 Mbps stream sends ~250 packets/s).
 constexpr size_t kMaxRetransmitsPerNack = 64;
+constexpr uint32_t kMaxRetransmitsPerSecond = 1000;
 
 int kind_index(RtcMediaKind k) { return k == RtcMediaKind::kAudio ? 0 : 1; }
 
@@ -352,13 +354,22 @@ void RtcSession::answer_nack(const RtcpPacketRef& p) {
     } else {
         return;
     }
+    if (clock_ - retransmit_window_ >= kUsPerSecond) {
+        retransmit_window_ = clock_;
+        retransmits_in_window_ = 0;
+    }
     size_t n = 0;
     for (uint16_t seq : nack_.lost) {
         if (n++ >= kMaxRetransmitsPerNack) break;
+        if (retransmits_in_window_ >= kMaxRetransmitsPerSecond) {
+            counters_.retransmits_refused++;
+            continue;
+        }
         const RtcPacket* packet = source_->track(kind).find(seq);
         if (!packet) continue;
         send_media(kind, *packet, true);
         counters_.retransmits++;
+        retransmits_in_window_++;
     }
 }
 

@@ -71,6 +71,7 @@ struct RtcSessionParams {
     RtcPeerOptions peer;
     RtcSessionTrack audio, video;
     std::string token;          // the WHIP/WHEP resource token (DELETE checks it)
+    std::string secret;         // the signalling's Bearer token or ?secret=, for authentication hooks
 };
 
 class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, public RtcPublisherControl {
@@ -150,7 +151,8 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
 
     struct Counters {
         uint64_t rtp_in = 0, rtp_out = 0, rtcp_in = 0, rtcp_out = 0, nack_in = 0, nack_out = 0, retransmits = 0,
-                 pli_in = 0, pli_out = 0, twcc_out = 0, rr_out = 0, sr_out = 0, dropped = 0;
+                 pli_in = 0, pli_out = 0, twcc_out = 0, rr_out = 0, sr_out = 0, dropped = 0,
+                 retransmits_refused = 0;  // over the per-second budget (a NACK storm)
     };
     const Counters& counters() const { return counters_; }
 
@@ -207,6 +209,8 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     utime_t next_sr_ = 0;
     utime_t next_peer_timer_ = 0;
     RtcpNack nack_;  // reused
+    utime_t retransmit_window_ = 0;  // start of the current second of retransmissions
+    uint32_t retransmits_in_window_ = 0;
 };
 
 }  // namespace srs

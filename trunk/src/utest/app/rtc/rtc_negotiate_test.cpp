@@ -148,9 +148,11 @@ TEST(RtcNegotiate, KnobsAndRefusals) {
 
     r = request(true, chrome_publish_offer());
     r.encrypt = false;
+    r.secret = "bearer-or-secret";
     RtcNegotiation plain;
     ASSERT_TRUE(negotiate(r, &source, &plain).ok());
     EXPECT_FALSE(plain.params.peer.encrypt);
+    EXPECT_EQ(plain.params.secret, "bearer-or-secret");  // kept for authentication hooks
 
     // twcc off: no transport-cc extension is kept.
     RtcVhostOptions v = vhost_options();

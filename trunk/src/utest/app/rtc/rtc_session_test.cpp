@@ -308,3 +308,27 @@ TEST_F(RtcSessionTest, KickedSessionEndsOnItsNextTimer) {
     EXPECT_TRUE(p.session->dead());
     EXPECT_FALSE(p.session->failed());
 }
+
+// A NACK storm costs a bounded number of retransmissions per second.
+TEST_F(RtcSessionTest, NackStormIsBudgeted) {
+    Pair pub(true, 5031, &source_, &live_, server_cert_);
+    ASSERT_TRUE(pub.session->start(pub.now).ok());
+    ASSERT_TRUE(pub.client->start(pub.now).ok());
+    pub.pump();
+    Pair play(false, 5032, &source_, &live_, server_cert_);
+    ASSERT_TRUE(play.session->start(play.now).ok());
+    ASSERT_TRUE(play.client->start(play.now).ok());
+    play.pump();
+    ASSERT_TRUE(play.client_events.connected);
+    pub.send_rtp(102, 1, 0, 0x1000, {0x65, 0x88});
+    for (uint16_t s = 2; s < 66; s++) pub.send_rtp(102, s, 3000u * s, 0x1000, {0x41, 0x01});
+    play.pump(2);
+    uint16_t first = load_be16(reinterpret_cast<const uint8_t*>(play.client_events.rtp[0].data()) + 2);
+    std::vector<uint16_t> all;
+    for (uint16_t i = 0; i < 64; i++) all.push_back(static_cast<uint16_t>(first + i));
+    std::string nack;
+    rtcp_build_nack(1, source_.track(RtcMediaKind::kVideo).ssrc(), all, &nack);
+    for (int i = 0; i < 20; i++) play.send_rtcp(nack);  // 1280 asks within one second
+    EXPECT_EQ(play.session->counters().retransmits, 1000u);
+    EXPECT_EQ(play.session->counters().retransmits_refused, 280u);
+}
