@@ -9,6 +9,7 @@ namespace srs {
 NackGenerator::NackGenerator(NackOptions o) : opt_(o) {
     if (opt_.max_retries < 1) opt_.max_retries = 1;
     if (opt_.max_missing < 1) opt_.max_missing = 1;
+    if (opt_.max_per_collect < 1) opt_.max_per_collect = 1;
 }
 
 void NackGenerator::reset_to(int64_t ext) {
@@ -59,6 +60,7 @@ bool NackGenerator::on_packet(uint16_t seq, utime_t now) {
 
 void NackGenerator::collect(utime_t now, std::vector<uint16_t>* out) {
     utime_t interval = std::max(rtt_, opt_.min_interval);
+    size_t handed = 0;
     for (auto it = missing_.begin(); it != missing_.end();) {
         Missing& m = it->second;
         bool waited = m.retries == 0 || now - m.last_nack >= interval;
@@ -70,11 +72,12 @@ void NackGenerator::collect(utime_t now, std::vector<uint16_t>* out) {
             keyframe_needed_ = true;
             continue;
         }
-        if (waited && m.retries < opt_.max_retries) {
+        if (waited && m.retries < opt_.max_retries && handed < opt_.max_per_collect) {
             out->push_back(static_cast<uint16_t>(it->first));
             m.last_nack = now;
             ++m.retries;
             ++stats_.nacked;
+            ++handed;
         }
         ++it;
     }

@@ -32,6 +32,8 @@ struct NackOptions {
     utime_t max_age = 1000 * 1000;      // give up on a seq missing for longer
     size_t max_missing = 1000;          // a jump leaving more missing: forget them all, keyframe_needed()
     size_t reset_behind = 3000;         // a packet this far behind the highest restarts the sequence
+    size_t max_per_collect = 256;       // seqs one collect() hands out (the oldest first): a NACK of
+                                        // 256 scattered seqs is 1036 bytes, within one datagram
 };
 
 class NackGenerator {
@@ -41,7 +43,8 @@ class NackGenerator {
     // Every received packet (retransmissions too). Returns true if it filled a gap (a recovered packet).
     bool on_packet(uint16_t seq, utime_t now);
     // Appends the seqs to NACK now (wrap-aware increasing order); marks them asked.
-    // Gives up (and drops) the seqs past max_retries or max_age.
+    // Gives up (and drops) the seqs past max_retries or max_age. At most
+    // max_per_collect are handed out; the others stay due for the next call.
     void collect(utime_t now, std::vector<uint16_t>* out);
     void set_rtt(utime_t rtt);
     // True once after losses were given up / a reset: the owner asks the publisher for a keyframe (PLI).

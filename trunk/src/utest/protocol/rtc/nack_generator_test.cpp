@@ -110,6 +110,7 @@ TEST(NackGeneratorTest, GivenUpAfterMaxAge) {
 TEST(NackGeneratorTest, HugeJumpResetsAndAsksKeyframe) {
     NackOptions o;
     o.max_missing = 1000;
+    o.max_per_collect = 1000;
     NackGenerator g(o);
     g.on_packet(10, 0);
     g.on_packet(12, 0);  // 11 missing
@@ -172,6 +173,24 @@ TEST(NackGeneratorTest, ReorderingWithinTheWindow) {
     EXPECT_EQ(0u, g.stats().resets);
     EXPECT_EQ(1u, g.missing());
     EXPECT_FALSE(g.take_keyframe_needed());
+}
+
+TEST(NackGeneratorTest, CollectCapKeepsTheRestDue) {
+    NackOptions o;
+    o.max_per_collect = 3;
+    o.max_age = 50 * kMs;
+    NackGenerator g(o);
+    g.on_packet(0, 0);
+    g.on_packet(6, 0);  // 1..5
+    EXPECT_EQ((std::vector<uint16_t>{1, 2, 3}), collect(&g, 0));
+    EXPECT_EQ((std::vector<uint16_t>{4, 5}), collect(&g, 1 * kMs));  // the rest, not waiting the interval
+    EXPECT_EQ((std::vector<uint16_t>{1, 2, 3}), collect(&g, 20 * kMs));
+    EXPECT_EQ((std::vector<uint16_t>{4, 5}), collect(&g, 21 * kMs));
+    // Given-up seqs do not take places under the cap.
+    g.on_packet(8, 30 * kMs);  // 7, missing since 30 ms
+    EXPECT_EQ((std::vector<uint16_t>{7}), collect(&g, 51 * kMs));  // 1..5 are 51 ms old
+    EXPECT_EQ(5u, g.stats().given_up);
+    EXPECT_EQ(1u, g.missing());
 }
 
 TEST(NackGeneratorTest, RestartFarBehindResets) {
