@@ -17,7 +17,8 @@ def require_aiortc():
         require(False, f"aiortc is not importable ({e}): install it with sh 3rdparty/install.sh test")
 
 
-def rtc_conf(srs, stun_timeout=30, nack="on", http=False, dtls_role="passive", tcp=False):
+def rtc_conf(srs, stun_timeout=30, nack="on", http=False, dtls_role="passive", tcp=False, server_extra="",
+             vhost_extra=""):
     """srs's base conf with the API, the RTC server and, with `http`, the
     http_server serving the built player pages. Sets srs.api_port,
     srs.rtc_port (UDP) and srs.http_port (or None)."""
@@ -31,10 +32,10 @@ def rtc_conf(srs, stun_timeout=30, nack="on", http=False, dtls_role="passive", t
     conf += (f"http_api {{\n  enabled on;\n  listen {srs.api_port};\n}}\n"
              f"rtc_server {{\n  enabled on;\n  listen {srs.rtc_port};\n  candidate 127.0.0.1;\n"
              + (f"  protocol all;\n  tcp {{\n    enabled on;\n    listen {srs.rtc_tcp_port};\n  }}\n" if tcp else "")
-             + "}\n"
+             + server_extra + "}\n"
              "vhost __defaultVhost__ {\n"
              f"  rtc {{\n    enabled on;\n    nack {nack};\n    twcc on;\n    stun_timeout {stun_timeout};\n"
-             f"    dtls_role {dtls_role};\n  }}\n"
+             f"    dtls_role {dtls_role};\n{vhost_extra}  }}\n"
              "}\n")
     return conf
 

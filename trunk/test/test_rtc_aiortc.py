@@ -205,3 +205,17 @@ def test_dtls_roles_both_ways(srs, rtc):
     decoding(player, 25)
     assert (player.width, player.height) == SIZE
     assert "dtls:start:client" in srs.log(), srs.log()[-3000:]
+
+
+def test_reuseport_and_drop_for_pt(srs, rtc):
+    """rtc_server { reuseport 2; } and rtc { drop_for_pt PT; }: two UDP sockets
+    on the port, and the publisher's audio payload type dropped: the player
+    decodes video and gets no audio."""
+    require_aiortc()
+    start_rtc(srs, server_extra="  reuseport 2;\n", vhost_extra="    drop_for_pt 96;\n")
+    assert "(2 sockets)" in srs.log(), srs.log()[-2000:]
+    pub = rtc.publish(srs.api, "live", "rsa")
+    assert "a=rtpmap:96 opus/48000/2" in pub.offer, pub.offer  # aiortc's Opus payload type
+    player = rtc.play(srs.api, "live", "rsa")
+    decoding(player, 25)
+    assert player.audio_packets == 0, player.stats()

@@ -12,19 +12,12 @@ namespace srs {
 
 namespace {
 
-// Reads a query string ("a=1&b=2") the way HttpRequest does for its own.
+// A parameter of a query string that is not the request's own (a webrtc://
+// stream URL's), read by HttpRequest's own rules.
 std::string query_value(const std::string& query, const std::string& key) {
-    size_t i = 0;
-    while (i <= query.size()) {
-        size_t amp = query.find('&', i);
-        if (amp == std::string::npos) amp = query.size();
-        std::string_view part(query.data() + i, amp - i);
-        size_t eq = part.find('=');
-        std::string name = url_decode(part.substr(0, eq), true);
-        if (name == key) return eq == std::string_view::npos ? "" : url_decode(part.substr(eq + 1), true);
-        i = amp + 1;
-    }
-    return "";
+    HttpRequest r;
+    r.query = query;
+    return r.query_param(key);
 }
 
 // The Host header without its port ("[::1]:1985" -> "::1").

@@ -72,6 +72,8 @@ Error RtcSession::start(utime_t now) {
         }
         SourceOptions options;
         if (Error err = live->on_publish(cid_, options); err.failed()) return SRS_WRAP(err, "publish");
+        // Published by us, so never collected while we hold it (until detach).
+        published_ = live;
         RtcTrackCodec audio, video;
         audio.present = params_.audio.present;
         audio.name = params_.audio.codec;
@@ -100,6 +102,7 @@ void RtcSession::detach() {
     live_attached_ = false;
     LiveSource* live = live_sources_->find(params_.vhost, params_.app, params_.stream);
     if (params_.publisher) {
+        published_ = nullptr;
         source_->clear_publisher(this);
         if (live && live->publishing() && live->publisher_cid() == cid_) live->on_unpublish();
     } else {
@@ -289,9 +292,7 @@ void RtcSession::on_peer_rtp(uint8_t* data, size_t size, const RtpHeader& h, uti
             if (e->size == 2) twcc_.on_packet(load_be16(data + e->offset), now);
         }
     }
-    if (LiveSource* live = live_sources_->find(params_.vhost, params_.app, params_.stream)) {
-        live->add_recv_bytes(size);
-    }
+    if (published_) published_->add_recv_bytes(size);
     source_->on_publisher_rtp(kind, data, size, h, now);
 }
 

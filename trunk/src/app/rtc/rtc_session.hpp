@@ -175,6 +175,7 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     RtcSource* source_;
     SourceManager* live_sources_;
     bool live_attached_ = false;  // published (publisher) or attached (player) on the LiveSource
+    LiveSource* published_ = nullptr;  // publisher: the LiveSource it published, while attached
     std::unique_ptr<RtcSendPath> path_;
     RtcTcpConn* tcp_ = nullptr;
     AddressListener* address_listener_ = nullptr;
