@@ -5,23 +5,38 @@
 //         (play) and keep the Location header for the DELETE that ends it.
 //   srs:  SRS's JSON API, POST {api, tid, streamurl, clientip, sdp} to
 //         /rtc/v1/publish/ or /rtc/v1/play/; the answer is {code, sdp, sessionid}.
-// H.264 is preferred where the browser lets a page say so. For tests the page
-// exposes window.stats() (the latest getStats() summary, refreshed twice a
-// second) and window.rtcState() (status text, connection state, last error).
+// The query string takes SRS's page parameters, so links made for SRS's pages
+// keep working: url, autostart, app, stream, server (API host), api or port
+// (API port, or host:port), schema, vhost, eip, codec; plus ours: source
+// (camera|screen) for the publisher. The video codec (H.264, VP8, or the
+// browser's choice) is set with RTCRtpTransceiver.setCodecPreferences. For
+// tests the page exposes window.stats() (the latest getStats() summary,
+// refreshed twice a second) and window.rtcState() (status text, connection
+// state, last error, source and codec).
 (function () {
     'use strict';
 
     var DEFAULT_API_PORT = '1985';     // SRS's http_api port
     var STATS_MS = 500;
+    // Stream URL knobs the server reads from the WHIP/WHEP query (candidate, codec).
+    var PASS_THROUGH = ['vhost', 'eip', 'codec'];
+    // Codecs that are not a video codec of their own: kept whatever is chosen.
+    var HELPER_CODECS = /^video\/(rtx|red|ulpfec|flexfec-03)$/i;
 
     function query() {
         return new URLSearchParams(location.search);
     }
 
-    // host:port of the HTTP API: ?api=, else this page's host on 1985.
+    // host:port of the HTTP API. ?api= is host:port (ours) or a port (SRS's
+    // pages, with ?server= the host); ?port= is SRS's other spelling of the
+    // port. The host defaults to this page's.
     function apiHost(q) {
-        if (q.get('api')) return q.get('api');
-        return (location.hostname || '127.0.0.1') + ':' + DEFAULT_API_PORT;
+        var api = q.get('api') || '';
+        var host = q.get('server') || location.hostname || '127.0.0.1';
+        if (/^\d+$/.test(api)) return host + ':' + api;
+        if (api) return api.replace(/^https?:\/\//, '').replace(/\/.*$/, '');
+        var port = /^\d+$/.test(q.get('port') || '') ? q.get('port') : DEFAULT_API_PORT;
+        return host + ':' + port;
     }
 
     function httpSchema(q) {
@@ -36,18 +51,45 @@
         return { host: m[1], port: m[2] || DEFAULT_API_PORT, app: m[3], stream: m[4], search: m[5] || '' };
     }
 
+    // &k=v for the knobs of PASS_THROUGH present in the page's query.
+    function passThrough(q) {
+        var out = '';
+        PASS_THROUGH.forEach(function (k) {
+            if (q.get(k)) out += '&' + k + '=' + encodeURIComponent(q.get(k));
+        });
+        return out;
+    }
+
     // The URL shown in the form, from the query: ?url= wins, else app/stream/api.
     function urlFromQuery(q, cfg) {
         if (q.get('url')) return q.get('url');
         var app = q.get('app') || 'live';
         var stream = q.get('stream') || 'livestream';
         var api = apiHost(q);
+        var extra = passThrough(q);
         if (cfg.signal === 'srs') {
-            return 'webrtc://' + api + '/' + app + '/' + stream;
+            return 'webrtc://' + api + '/' + app + '/' + stream + (extra ? '?' + extra.slice(1) : '');
         }
         var path = cfg.role === 'publish' ? '/rtc/v1/whip/' : '/rtc/v1/whep/';
         return httpSchema(q) + '://' + api + path + '?app=' + encodeURIComponent(app) +
-            '&stream=' + encodeURIComponent(stream);
+            '&stream=' + encodeURIComponent(stream) + extra;
+    }
+
+    // A webrtc:// URL typed in a WHIP/WHEP page: the same stream's endpoint.
+    function whipUrlOf(url, cfg, q) {
+        if (!/^webrtc:\/\//.test(url)) return url;
+        var u = parseWebrtcUrl(url);
+        var path = cfg.role === 'publish' ? '/rtc/v1/whip/' : '/rtc/v1/whep/';
+        return httpSchema(q) + '://' + u.host + ':' + u.port + path + '?app=' + encodeURIComponent(u.app) +
+            '&stream=' + encodeURIComponent(u.stream) + (u.search ? '&' + u.search.slice(1) : '');
+    }
+
+    // 'h264', 'vp8' or '' (the browser's choice) from ?codec= or the form.
+    function codecChoice(value) {
+        var v = String(value || '').toLowerCase();
+        if (v === 'h264' || v === 'avc') return 'h264';
+        if (v === 'vp8') return 'vp8';
+        return '';
     }
 
     function fetchChecked(url, init, what) {
@@ -94,14 +136,48 @@
         });
     }
 
-    // H.264 first, then everything else (RTX, RED, FEC stay usable).
-    function preferH264(transceiver) {
-        if (!transceiver.setCodecPreferences || !window.RTCRtpReceiver || !RTCRtpReceiver.getCapabilities) return;
-        var caps = RTCRtpReceiver.getCapabilities('video');
-        if (!caps) return;
-        var h264 = caps.codecs.filter(function (c) { return /h264/i.test(c.mimeType); });
-        var rest = caps.codecs.filter(function (c) { return !/h264/i.test(c.mimeType); });
-        if (h264.length) transceiver.setCodecPreferences(h264.concat(rest));
+    // The video codec preference. A publisher offers only `codec` (plus
+    // RTX/RED/FEC), so the server cannot answer another one; a player puts it
+    // first and keeps the rest, to still play a stream published in another
+    // codec. '' leaves the browser's order. Returns an error text when the
+    // browser cannot do what was asked, else null.
+    function applyCodec(transceiver, codec, role) {
+        if (!codec) return null;
+        var Caps = role === 'publish' ? window.RTCRtpSender : window.RTCRtpReceiver;
+        if (!transceiver.setCodecPreferences || !Caps || !Caps.getCapabilities) {
+            return 'this browser cannot choose the codec (no setCodecPreferences)';
+        }
+        var caps = Caps.getCapabilities('video');
+        var all = caps ? caps.codecs : [];
+        var want = new RegExp('^video/' + codec + '$', 'i');
+        var chosen = all.filter(function (c) { return want.test(c.mimeType); });
+        if (!chosen.length) return 'this browser cannot ' + (role === 'publish' ? 'send ' : 'receive ') + codec;
+        var rest = all.filter(function (c) {
+            return !want.test(c.mimeType) && (role !== 'publish' || HELPER_CODECS.test(c.mimeType));
+        });
+        transceiver.setCodecPreferences(chosen.concat(rest));
+        return null;
+    }
+
+    // The media to publish: the camera, or the screen (getDisplayMedia, which
+    // needs a click on Publish) with the microphone when there is one.
+    function openMedia(source) {
+        var md = navigator.mediaDevices;
+        if (!md) return Promise.reject(new Error('no media devices (the page must be on https or localhost)'));
+        if (source !== 'screen') return md.getUserMedia({ video: true, audio: true });
+        if (!md.getDisplayMedia) return Promise.reject(new Error('this browser cannot capture the screen'));
+        return md.getDisplayMedia({ video: true, audio: false }).then(function (screen) {
+            return md.getUserMedia({ audio: true }).then(function (mic) {
+                mic.getAudioTracks().forEach(function (t) { screen.addTrack(t); });
+                return screen;
+            }, function () {
+                return screen;  // no microphone: the screen alone
+            });
+        }, function (e) {
+            var hint = e && e.name === 'InvalidStateError' ? ' (press Publish: screen capture needs a click)' : '';
+            throw new Error('screen capture failed: ' + (e && e.name ? e.name + ': ' : '') +
+                            (e && e.message ? e.message : e) + hint);
+        });
     }
 
     // The getStats() fields the tests and the page show, by kind and direction.
@@ -151,12 +227,15 @@
             stop: document.getElementById('stop'),
             video: document.getElementById('video'),
             status: document.getElementById('status'),
-            stats: document.getElementById('stats')
+            stats: document.getElementById('stats'),
+            source: document.getElementById('source'),   // publisher pages: camera or screen
+            codec: document.getElementById('codec')      // h264, vp8 or auto
         };
         var q = query();
         var pc = null, media = null, resource = null, statsTimer = null;
         var last = summarize(new Map());
-        var state = { status: 'idle', connection: 'new', error: null, location: null, sessionid: null };
+        var state = { status: 'idle', connection: 'new', error: null, location: null, sessionid: null,
+                      source: null, codec: null, warning: null, offer: null };
 
         function setStatus(text, isError) {
             state.status = text;
@@ -203,6 +282,13 @@
         function start() {
             stop();
             var url = el.url.value.trim();
+            if (cfg.signal === 'whip') url = whipUrlOf(url, cfg, q);
+            var source = el.source && el.source.value === 'screen' ? 'screen' : 'camera';
+            var codec = codecChoice(el.codec ? el.codec.value : 'h264');
+            state.source = cfg.role === 'publish' ? source : null;
+            state.codec = codec || 'auto';
+            state.warning = null;
+            state.offer = null;
             el.start.disabled = true;
             el.stop.disabled = false;
             state.error = null;
@@ -216,15 +302,19 @@
             });
             var ready;
             if (cfg.role === 'publish') {
-                setStatus('opening camera and microphone');
-                ready = navigator.mediaDevices.getUserMedia({ video: true, audio: true }).then(function (stream) {
+                setStatus(source === 'screen' ? 'opening the screen' : 'opening camera and microphone');
+                ready = openMedia(source).then(function (stream) {
+                    if (mine !== pc) {
+                        stream.getTracks().forEach(function (t) { t.stop(); });
+                        throw new Error('stopped');
+                    }
                     media = stream;
                     el.video.muted = true;
                     el.video.srcObject = stream;
                     stream.getTracks().forEach(function (track) {
                         var t = mine.addTransceiver(track, { direction: 'sendonly', streams: [stream] });
                         if (track.kind === 'video') {
-                            preferH264(t);
+                            state.warning = applyCodec(t, codec, 'publish');
                             // Keep the camera's size: tests compare it with the player's.
                             var p = t.sender.getParameters();
                             p.degradationPreference = 'maintain-resolution';
@@ -236,7 +326,7 @@
                 var remote = new MediaStream();
                 el.video.srcObject = remote;
                 pc.addEventListener('track', function (e) { remote.addTrack(e.track); });
-                preferH264(pc.addTransceiver('video', { direction: 'recvonly' }));
+                state.warning = applyCodec(pc.addTransceiver('video', { direction: 'recvonly' }), codec, 'play');
                 pc.addTransceiver('audio', { direction: 'recvonly' });
                 ready = Promise.resolve();
             }
@@ -247,6 +337,7 @@
             }).then(function () {
                 setStatus('signalling');
                 var sdp = mine.localDescription.sdp;
+                state.offer = sdp;
                 if (cfg.signal === 'srs') return signalSrs(cfg.role, url, sdp, q);
                 return signalWhip(url, sdp);
             }).then(function (answer) {
@@ -276,6 +367,8 @@
         window.rtcStop = stop;
 
         el.url.value = urlFromQuery(q, cfg);
+        if (el.codec) el.codec.value = q.get('codec') ? (codecChoice(q.get('codec')) || 'auto') : 'h264';
+        if (el.source && q.get('source') === 'screen') el.source.value = 'screen';
         el.form.addEventListener('submit', function (e) {
             e.preventDefault();
             start();
@@ -285,5 +378,5 @@
         if (q.get('autostart') === 'true') start();
     }
 
-    window.RtcPage = { run: run, parseWebrtcUrl: parseWebrtcUrl, summarize: summarize };
+    window.RtcPage = { run: run, parseWebrtcUrl: parseWebrtcUrl, summarize: summarize, urlFromQuery: urlFromQuery };
 })();
