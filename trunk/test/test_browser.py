@@ -315,6 +315,7 @@ def test_make_install_copies_players(tmp_path):
     assert r.returncode == 0, r.stderr
     html = tmp_path / "opt" / "srs" / "objs" / "nginx" / "html"
     assert 'href="players/srs_player.html"' in (html / "index.html").read_text()
+    assert (html / "console" / "console.js").is_file()
     for name in ["srs_player.html", "js/srs_player.js", "js/mpegts.js", "css/player.css"]:
         assert (html / "players" / name).is_file(), name
     assert not (html / "players" / "package.json").exists()

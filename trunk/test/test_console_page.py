@@ -295,3 +295,44 @@ def test_whip_page_stream_plays_over_http_flv(srs, browser):
     got = probe_streams(f"http://127.0.0.1:{srs.http_port}/live/e1.flv", timeout=15)
     assert got.get("video", {}).get("codec_name") == "h264", got
     assert got.get("audio", {}).get("codec_name") == "aac", got
+
+
+def test_rtc_pages_take_srs_url_parameters(web, browser):
+    """SRS's page parameters build the same signalling URL as SRS's pages do (no autostart: nothing is sent)."""
+    srs = web
+    base = f"http://127.0.0.1:{srs.http_port}/players"
+    api = f"127.0.0.1:{srs.api_port}"
+    cases = [
+        (f"whep.html?app=live&stream=p1&server=127.0.0.1&port={srs.api_port}&schema=http",
+         f"http://{api}/rtc/v1/whep/?app=live&stream=p1", "h264"),
+        (f"whip.html?app=live&stream=p2&server=127.0.0.1&api={srs.api_port}&eip=10.0.0.1&codec=vp8",
+         f"http://{api}/rtc/v1/whip/?app=live&stream=p2&eip=10.0.0.1&codec=vp8", "vp8"),
+        (f"whep.html?stream=p3&api={api}&vhost=v.example&codec=auto",
+         f"http://{api}/rtc/v1/whep/?app=live&stream=p3&vhost=v.example&codec=auto", "auto"),
+        (f"rtc_player.html?app=live&stream=p4&server=127.0.0.1&api={srs.api_port}&eip=10.0.0.1",
+         f"webrtc://{api}/live/p4?eip=10.0.0.1", "h264"),
+        (f"rtc_publisher.html?url=webrtc://{api}/live/p5", f"webrtc://{api}/live/p5", "h264"),
+    ]
+    for page, want, codec in cases:
+        browser.navigate(f"{base}/{page}")
+        got = browser.run("return [document.getElementById('url').value, document.getElementById('codec').value, "
+                          "window.rtcState().status];")
+        assert got == [want, codec, "idle"], (page, got)
+
+
+def test_whep_page_takes_a_webrtc_url(web, browser):
+    """A webrtc:// URL typed in whep.html plays through the same stream's WHEP endpoint."""
+    require_aiortc()
+    from rtc_client import Rtc
+    srs = web
+    rtc = Rtc()
+    try:
+        rtc.publish(srs.api, "live", "p6")
+        browser.navigate(f"http://127.0.0.1:{srs.http_port}/players/whep.html?autostart=true"
+                         f"&url=webrtc://127.0.0.1:{srs.api_port}/live/p6")
+        got = wait_page(browser, lambda s: s["state"] and s["stats"]["framesDecoded"] > 10, 20,
+                        "whep.html did not play a webrtc:// URL")
+        assert got["state"]["location"] and got["state"]["error"] is None, got
+    finally:
+        browser.run("window.rtcStop && window.rtcStop();")
+        rtc.close()
