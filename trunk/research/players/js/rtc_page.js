@@ -375,7 +375,12 @@
         });
         el.stop.addEventListener('click', stop);
         window.addEventListener('pagehide', stop);
-        if (q.get('autostart') === 'true') start();
+        // Autostart once the page has loaded: a <video> playing a stream that
+        // sends nothing yet would otherwise hold the page's load event.
+        if (q.get('autostart') === 'true') {
+            if (document.readyState === 'complete') start();
+            else window.addEventListener('load', function () { start(); }, { once: true });
+        }
     }
 
     window.RtcPage = { run: run, parseWebrtcUrl: parseWebrtcUrl, summarize: summarize, urlFromQuery: urlFromQuery };
