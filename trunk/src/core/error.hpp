@@ -183,6 +183,12 @@ enum ErrorCode : int {
     kErrorRtcpTwcc = 5228,            // a transport-cc feedback malformed
     kErrorRtcpXr = 5229,              // an XR block runs past its packet or is malformed
     kErrorRtcpBuild = 5230,           // builder: input the packet cannot carry
+    // RTP payload formats (kernel/rtp/rtp_h264, rtp_h265, rtp_av1), 5240s: H.264/H.265/AV1 in and out of RTP.
+    kErrorRtpPayloadConfig = 5240,    // a decoder configuration record (avcC/hvcC/av1C) truncated or invalid
+    kErrorRtpPayloadNalu = 5241,      // an access unit: a NALU length past the end, a zero-length NALU, a bad OBU
+    kErrorRtpPayloadPacket = 5242,    // depacketizer: a bad STAP-A length, NAL type 0/30/31 or not of mode 1, short FU
+    kErrorRtpPayloadFrameSize = 5243, // depacketizer: a frame over the size bound (dropped)
+    kErrorRtpPayloadBuild = 5244,     // h264_build_avcc_record: an SPS/PPS that is empty, of the wrong type or too long
     // DTLS 1.2 for WebRTC (protocol/rtc/dtls), 5400s.
     kErrorDtlsInit = 5400,         // OpenSSL could not make the key, certificate, context or session
     kErrorDtlsHandshake = 5401,    // the handshake failed (alert sent or received, bad record)
