@@ -222,6 +222,14 @@ enum ErrorCode : int {
     // (protocol/rtc/rfc4571), 5750s.
     kErrorRfc4571Frame = 5750,     // a frame length of 0, over the decoder's max_frame, or over 65535 to write
     kErrorUdpSocketOption = 5751,  // setsockopt on the UDP socket failed (PKTINFO, buffer sizes, v6only)
+    // Audio transcoding (kernel/codec/audio_transcoder), 5800s; libav's error string is in the message.
+    kErrorAudioTranscoderOptions = 5800,  // a codec pair, rate, channel count or bitrate the transcoder does not take
+    kErrorAudioTranscoderConfig = 5801,   // the AAC AudioSpecificConfig is missing or not one the decoder takes
+    kErrorAudioTranscoderCodec = 5802,    // libavcodec has no such decoder/encoder, or could not open it
+    kErrorAudioTranscoderResample = 5803, // libswresample could not be set up or failed to convert
+    kErrorAudioTranscoderDecode = 5804,   // the decoder rejected a frame (empty, corrupt, wrong codec)
+    kErrorAudioTranscoderEncode = 5805,   // the encoder failed on a frame
+    kErrorAudioTranscoderMemory = 5806,   // an AVFrame, AVPacket, sample buffer or FIFO could not be allocated
 };
 
 class [[nodiscard]] Error {
