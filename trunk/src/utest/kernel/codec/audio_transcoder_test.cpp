@@ -21,6 +21,7 @@ extern "C" {
 #include "kernel/codec/audio_transcoder.hpp"
 #include "kernel/codec/media_codec.hpp"
 #include "utest/kernel/codec/audio_vectors.hpp"
+#include "utest/test_util.hpp"
 
 using namespace srs;
 
@@ -391,6 +392,44 @@ TEST(AudioTranscoderTest, GarbageFrameIsAnErrorAndTheTranscoderGoesOn) {
     }
     DecodedAudio pcm = decode_with_libav(AV_CODEC_ID_OPUS, "", 2, out);
     EXPECT_GT(tone_share(pcm.first_channel, 3000, kTone, 48000), 0.8);
+}
+
+TEST(AudioTranscoderTest, InputEndingAtAGuardPageAndTruncatedFrames) {
+    // The transcoder copies the input into its padded buffer: libavcodec never reads past the caller's bytes.
+    std::unique_ptr<AudioTranscoder> t = make(aac_to_opus());
+    ASSERT_TRUE(t);
+    const auto& frames = utest::sine440_aac_frames();
+    std::vector<AudioTranscodedFrame> out;
+    for (size_t i = 0; i < frames.size(); i++) {
+        utest::GuardedBytes in(bytes(frames[i]));
+        Error err = t->transcode(in.data(), in.size(), frame_us(0, int(i), 1024, 44100), &out);
+        ASSERT_TRUE(err.ok()) << err.describe();
+    }
+    EXPECT_GE(out.size(), 15u);
+
+    // Every prefix of a real frame: decoded (concealed) or rejected, never a crash; then the stream goes on.
+    std::unique_ptr<AudioTranscoder> cut = make(aac_to_opus());
+    ASSERT_TRUE(cut);
+    const std::string whole = bytes(frames[5]);
+    for (size_t n = 1; n < whole.size(); n++) {
+        utest::GuardedBytes in(whole.substr(0, n));
+        Error err = cut->transcode(in.data(), in.size(), 0, &out);
+        if (err.failed()) {
+            EXPECT_EQ(kErrorAudioTranscoderDecode, err.code()) << n;
+        }
+        err.ignore();
+    }
+    EXPECT_GT(cut->decode_errors(), 0u);
+    out.clear();
+    for (size_t i = 0; i < frames.size(); i++) {
+        Error err = cut->transcode(frames[i].data(), frames[i].size(), 10000000 + frame_us(0, int(i), 1024, 44100),
+                                   &out);
+        ASSERT_TRUE(err.ok()) << err.describe();
+    }
+    ASSERT_GE(out.size(), 15u);
+    for (size_t i = 1; i < out.size(); i++) {
+        EXPECT_EQ(out[i - 1].pts + 960, out[i].pts);
+    }
 }
 
 TEST(AudioTranscoderTest, CreateRejectsBadConfigsAndOptions) {

@@ -876,3 +876,24 @@ TEST(RtpH264Test, CompletedFramesAreBounded) {
     while (d.pop(&f)) ++n;
     EXPECT_EQ(kH264MaxPendingFrames, n);
 }
+
+TEST(RtpH264Test, EveryTruncatedPayloadIsReadWithinBounds) {
+    H264Packetizer p = packetizer_with_record({300, true});
+    std::vector<Payload> ps = packetize(p, avcc({make_nalu(0x06, 40), make_nalu(0x65, 60), bytes(kIdr)}));
+    ASSERT_EQ("24 24 28 28 28 28 28 28 28 28 28", types(ps));
+    H264Depacketizer d;
+    uint16_t seq = 0;
+    uint32_t ts = 0;
+    H264Frame f;
+    for (const Payload& x : ps) {
+        for (size_t n = 1; n <= x.data.size(); ++n) {
+            // Each prefix alone as a frame (guarded: a read past it faults), then a whole keyframe.
+            push_one(d, seq++, ts += 3000, true, x.data.substr(0, n));
+            while (d.pop(&f)) {
+            }
+            EXPECT_EQ(0, push_one(d, seq++, ts += 3000, true, make_nalu(0x65, 20)));
+            ASSERT_TRUE(d.pop(&f)) << n;
+            EXPECT_EQ(avcc({make_nalu(0x65, 20)}), f.nalus);
+        }
+    }
+}
