@@ -18,10 +18,11 @@ def require_aiortc():
 
 
 def rtc_conf(srs, stun_timeout=30, nack="on", http=False, dtls_role="passive", tcp=False, server_extra="",
-             vhost_extra=""):
+             vhost_extra="", vhost_body=""):
     """srs's base conf with the API, the RTC server and, with `http`, the
     http_server serving the built player pages. Sets srs.api_port,
-    srs.rtc_port (UDP) and srs.http_port (or None)."""
+    srs.rtc_port (UDP) and srs.http_port (or None). vhost_extra goes into
+    the vhost's rtc {} block, vhost_body into the vhost itself."""
     srs.api_port = free_port()
     srs.rtc_port = free_port(socket.SOCK_DGRAM)
     srs.http_port = free_port() if http else None
@@ -36,6 +37,7 @@ def rtc_conf(srs, stun_timeout=30, nack="on", http=False, dtls_role="passive", t
              "vhost __defaultVhost__ {\n"
              f"  rtc {{\n    enabled on;\n    nack {nack};\n    twcc on;\n    stun_timeout {stun_timeout};\n"
              f"    dtls_role {dtls_role};\n{vhost_extra}  }}\n"
+             f"{vhost_body}"
              "}\n")
     return conf
 

@@ -6,9 +6,9 @@ URLs, kicks a client with its button, and its WHEP link plays (frames
 decoded); whip.html publishes Chromium's fake camera in H.264 and at least
 starts (or reports cleanly why not) in screen mode.
 
-The RTMP <-> WebRTC bridge tests (ffmpeg RTMP -> the console's WHEP link with
-rtmp_to_rtc; whip.html -> ffprobe over HTTP-FLV with rtc_to_rtmp) are
-expected to fail until the bridge is merged (xfail, not strict).
+With the bridges on, ffmpeg's RTMP stream plays through the console's WHEP
+link (rtmp_to_rtc) and whip.html's stream plays over HTTP-FLV with ffprobe
+(rtc_to_rtmp).
 
 The browser is test_rtc_browser.py's (fake camera, loopback candidates); in
 CI (CI=true) a missing Chromium or aiortc fails the tests, elsewhere they
@@ -206,7 +206,6 @@ def test_console_whep_link_plays_webrtc_stream(web, browser):
         rtc.close()
 
 
-@pytest.mark.xfail(reason="needs the RTMP->WebRTC bridge (lead)", strict=False)
 def test_console_whep_link_plays_rtmp_stream(srs, browser, media):
     start_console_srs(srs, vhost_extra="    rtmp_to_rtc on;\n")
     pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/c4")
@@ -286,7 +285,6 @@ def test_whip_page_screen_mode(web, browser):
     assert not [e for e in our_errors(browser) if "Uncaught" in e], browser.console_errors()
 
 
-@pytest.mark.xfail(reason="needs the WebRTC->RTMP bridge (lead)", strict=False)
 def test_whip_page_stream_plays_over_http_flv(srs, browser):
     start_console_srs(srs, vhost_extra="    rtc_to_rtmp on;\n")
     browser.navigate(whip_url(srs, "e1", "&autostart=true"))

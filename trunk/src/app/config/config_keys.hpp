@@ -148,6 +148,9 @@ inline constexpr GlobalKey<bool> rtc_server_encrypt{"rtc_server.encrypt"};
 // rtc_server.reuseport: UDP sockets sharing the port (SO_REUSEPORT).
 inline constexpr GlobalKey<int64_t> rtc_server_reuseport{"rtc_server.reuseport"};
 
+// rtc_server.merge_nalus: Send the NALUs of a frame in one packet when they fit.
+inline constexpr GlobalKey<bool> rtc_server_merge_nalus{"rtc_server.merge_nalus"};
+
 // exporter.enabled: Serve /metrics; SIGHUP starts or stops the listener.
 inline constexpr GlobalKey<bool> exporter_enabled{"exporter.enabled"};
 
@@ -249,6 +252,26 @@ inline constexpr VhostKey<std::string> vhost_rtc_dtls_role{"vhost.rtc.dtls_role"
 
 // vhost.rtc.drop_for_pt: Drop RTP of this payload type (debugging); 0: none.
 inline constexpr VhostKey<int64_t> vhost_rtc_drop_for_pt{"vhost.rtc.drop_for_pt"};
+
+// vhost.rtc.rtmp_to_rtc: Let WebRTC players play RTMP streams (AAC to Opus).
+inline constexpr VhostKey<bool> vhost_rtc_rtmp_to_rtc{"vhost.rtc.rtmp_to_rtc"};
+
+// vhost.rtc.keep_bframe: Send B-frames to every WebRTC player; off: to the players whose negotiated
+// H.264 profile has them.
+inline constexpr VhostKey<bool> vhost_rtc_keep_bframe{"vhost.rtc.keep_bframe"};
+
+// vhost.rtc.opus_bitrate: Opus bitrate when transcoding from AAC.
+inline constexpr VhostKey<int64_t> vhost_rtc_opus_bitrate{"vhost.rtc.opus_bitrate"};
+
+// vhost.rtc.aac_bitrate: AAC bitrate when transcoding from Opus.
+inline constexpr VhostKey<int64_t> vhost_rtc_aac_bitrate{"vhost.rtc.aac_bitrate"};
+
+// vhost.rtc.rtc_to_rtmp: Let RTMP and HTTP-FLV players play WebRTC streams.
+inline constexpr VhostKey<bool> vhost_rtc_rtc_to_rtmp{"vhost.rtc.rtc_to_rtmp"};
+
+// vhost.rtc.pli_for_rtmp: Seconds between keyframe requests to WebRTC publishers for RTMP players;
+// 0: none.
+inline constexpr VhostKey<double> vhost_rtc_pli_for_rtmp{"vhost.rtc.pli_for_rtmp"};
 
 }  // namespace keys
 }  // namespace srs

@@ -55,6 +55,7 @@ LiveSource::LiveSource(std::string vhost, std::string app, std::string stream)
       idle_since_us_(monotonic_us()) {}
 
 LiveSource::~LiveSource() {
+    bridge_.reset();
     for (LiveConsumer* c : consumers_) c->detach();
 }
 
@@ -70,8 +71,9 @@ Error LiveSource::on_publish(const std::string& publisher_cid, const SourceOptio
     jitter_.reset_base();
     carries_audio_ = carries_video_ = false;
     for (LiveConsumer* c : consumers_) c->on_publish();
-    srs_trace("source %s%s published by %s, gop_cache=%d, consumers=%zu", vhost_.c_str(), url().c_str(),
-              publisher_cid.c_str(), options.gop_cache, consumers_.size());
+    if (bridge_factory_ && options.bridge) bridge_ = bridge_factory_->create_bridge(this);
+    srs_trace("source %s%s published by %s, gop_cache=%d, consumers=%zu%s", vhost_.c_str(), url().c_str(),
+              publisher_cid.c_str(), options.gop_cache, consumers_.size(), bridge_ ? ", bridged to WebRTC" : "");
     return Error();
 }
 
@@ -79,6 +81,7 @@ void LiveSource::on_unpublish() {
     if (!publishing_) return;
     publishing_ = false;
     publisher_cid_.clear();
+    bridge_.reset();  // its WebRTC players stay and wait for the next publish
     // A new publish brings its own headers; stale ones would break decoders.
     gop_.clear();
     metadata_.reset();
@@ -173,6 +176,7 @@ Error LiveSource::on_video(uint32_t timestamp, SharedBytes payload) {
 
 void LiveSource::fan_out(const LiveMessagePtr& msg) {
     for (LiveConsumer* c : consumers_) c->enqueue(msg);
+    if (bridge_) bridge_->on_live_message(msg);
 }
 
 LiveConsumer* LiveSource::create_consumer(const ConsumerOptions& options) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/live/gop_cache.hpp"
+#include "app/live/live_bridge.hpp"
 #include "app/stats/kbps.hpp"
 #include "app/live/live_consumer.hpp"
 #include "app/live/live_message.hpp"
@@ -25,6 +26,9 @@ struct SourceOptions {
     bool gop_cache = true;
     int gop_cache_max_frames = 2500;
     TimeJitter jitter = TimeJitter::kFull;
+    // Whether the source's bridge factory is asked for a bridge (off for a
+    // WebRTC publisher: its stream is WebRTC already).
+    bool bridge = true;
 };
 
 // Corrects timestamps so players see them monotonic and without jumps.
@@ -107,6 +111,14 @@ class LiveSource {
     int recv_kbps() const { return recv_kbps_.kbps(); }
     int send_kbps() const { return send_kbps_.kbps(); }
 
+    // Who makes a bridge on each publish (the source manager sets it).
+    // A new factory (nullptr when its owner goes) drops the current bridge.
+    void set_bridge_factory(LiveBridgeFactory* factory) {
+        if (factory != bridge_factory_) bridge_.reset();
+        bridge_factory_ = factory;
+    }
+    bool bridged() const { return bridge_ != nullptr; }
+
   private:
     void fan_out(const LiveMessagePtr& msg);
     void touch_idle();
@@ -135,6 +147,8 @@ class LiveSource {
     Kbps30s recv_kbps_, send_kbps_;
     std::string id_;
     utime_t idle_since_us_;
+    LiveBridgeFactory* bridge_factory_ = nullptr;
+    std::unique_ptr<LiveSourceBridge> bridge_;  // while published, when the factory made one
 };
 
 }  // namespace srs

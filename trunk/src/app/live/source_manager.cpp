@@ -25,9 +25,15 @@ LiveSource* SourceManager::fetch_or_create(const std::string& vhost, const std::
     auto& slot = sources_[key(vhost, app, stream)];
     if (!slot) {
         slot.reset(new LiveSource(vhost, app, stream));
+        slot->set_bridge_factory(bridge_factory_);
         srs_trace("new source %s/%s/%s, sources=%zu", vhost.c_str(), app.c_str(), stream.c_str(), sources_.size());
     }
     return slot.get();
+}
+
+void SourceManager::set_bridge_factory(LiveBridgeFactory* factory) {
+    bridge_factory_ = factory;
+    for (auto& kv : sources_) kv.second->set_bridge_factory(factory);
 }
 
 LiveSource* SourceManager::find(const std::string& vhost, const std::string& app, const std::string& stream) const {

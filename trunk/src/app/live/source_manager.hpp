@@ -29,6 +29,8 @@ class SourceManager : public CoroutineHandler {
     uint64_t dropped_messages_total() const;
     // Frees idle sources past the grace period (the coroutine calls it every second).
     void collect_idle();
+    // Given to every source, present and future (nullptr: no bridges).
+    void set_bridge_factory(LiveBridgeFactory* factory);
 
   private:
     Error cycle() override;
@@ -36,6 +38,7 @@ class SourceManager : public CoroutineHandler {
     utime_t idle_grace_us_;
     uint64_t dropped_by_freed_ = 0;  // by sources already freed
     std::map<std::string, std::unique_ptr<LiveSource>> sources_;
+    LiveBridgeFactory* bridge_factory_ = nullptr;
     Coroutine collector_;
 };
 

@@ -29,6 +29,7 @@ RtcServerOptions read_rtc_server_options(const Config& config, const char* (*env
     o.ecdsa = config.get(keys::rtc_server_ecdsa);
     o.encrypt = config.get(keys::rtc_server_encrypt);
     o.reuseport = static_cast<int>(config.get(keys::rtc_server_reuseport));
+    o.merge_nalus = config.get(keys::rtc_server_merge_nalus);
     return o;
 }
 
@@ -43,6 +44,12 @@ RtcVhostOptions read_rtc_vhost_options(const Config& config, const std::string& 
     o.stun_timeout = config.get(vhost, keys::vhost_rtc_stun_timeout) * kUsPerSecond;
     o.dtls_active = config.get(vhost, keys::vhost_rtc_dtls_role) == "active";
     o.drop_for_pt = static_cast<int>(config.get(vhost, keys::vhost_rtc_drop_for_pt));
+    o.rtmp_to_rtc = config.get(vhost, keys::vhost_rtc_rtmp_to_rtc);
+    o.rtc_to_rtmp = config.get(vhost, keys::vhost_rtc_rtc_to_rtmp);
+    o.keep_bframe = config.get(vhost, keys::vhost_rtc_keep_bframe);
+    o.opus_bitrate = static_cast<int>(config.get(vhost, keys::vhost_rtc_opus_bitrate));
+    o.aac_bitrate = static_cast<int>(config.get(vhost, keys::vhost_rtc_aac_bitrate));
+    o.pli_for_rtmp = static_cast<utime_t>(config.get(vhost, keys::vhost_rtc_pli_for_rtmp) * kUsPerSecond);
     return o;
 }
 

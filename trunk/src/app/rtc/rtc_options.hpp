@@ -26,6 +26,7 @@ struct RtcServerOptions {
     bool ecdsa = true;
     bool encrypt = true;
     int reuseport = 1;
+    bool merge_nalus = false;  // STAP-A for the small NALUs of a frame (RTMP -> WebRTC)
 };
 
 // env: how $NAME in rtc_server.candidate is looked up (getenv in the server).
@@ -38,6 +39,13 @@ struct RtcVhostOptions {
     utime_t stun_timeout = 30 * kUsPerSecond;
     bool dtls_active = false;  // dtls_role active: we are the DTLS client when the offer allows it
     int drop_for_pt = 0;       // 0: none
+    // The bridges (app/rtc/rtc_bridge_*): RTMP/HTTP-FLV in -> WebRTC out and back.
+    bool rtmp_to_rtc = false;
+    bool rtc_to_rtmp = false;
+    bool keep_bframe = false;  // every player gets B-frames (off: the players whose profile has them)
+    int opus_bitrate = 48000;
+    int aac_bitrate = 48000;
+    utime_t pli_for_rtmp = 6 * kUsPerSecond;  // 0: no periodic keyframe request
 };
 
 RtcVhostOptions read_rtc_vhost_options(const Config& config, const std::string& vhost);

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "app/live/live_source.hpp"
 #include "app/rtc/rtc_random.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
@@ -191,6 +192,7 @@ Error RtcServer::start(const RtcServerOptions& options) {
     timer_.reset(new Coroutine("rtc-timer", this));
     if (Error err = timer_->start(); err.failed()) return SRS_WRAP(err, "rtc timer");
     started_ = true;
+    ctx_->sources().set_bridge_factory(&bridge_factory_);
     detected_ = detected_addresses();
     std::string cands;
     for (const auto& ip : detected_) cands += (cands.empty() ? "" : ",") + ip;
@@ -202,6 +204,7 @@ Error RtcServer::start(const RtcServerOptions& options) {
 }
 
 void RtcServer::stop() {
+    if (started_) ctx_->sources().set_bridge_factory(nullptr);  // bridges go before the sources they feed
     if (tcp_acceptor_) tcp_acceptor_->close();
     if (timer_) timer_->stop();
     for (auto& l : listeners_) l->stop();
@@ -293,6 +296,16 @@ Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* 
               ufrag.c_str(), plan.candidates.size(), session->params().peer.encrypt ? "on" : "off");
     sessions_.push_back(std::move(session));
     return Error();
+}
+
+std::unique_ptr<LiveSourceBridge> RtcServer::create_live_bridge(LiveSource* source) {
+    if (!started_) return nullptr;
+    std::shared_ptr<const Config> config = ctx_->config();
+    RtcVhostOptions vhost = read_rtc_vhost_options(*config, source->vhost());
+    if (!vhost.enabled || !vhost.rtmp_to_rtc) return nullptr;
+    RtcSource* rtc = sources_.fetch_or_create(source->vhost(), source->app(), source->stream());
+    if (rtc->has_publisher()) return nullptr;  // cannot happen: a WebRTC publisher publishes the LiveSource too
+    return std::unique_ptr<LiveSourceBridge>(new LiveToRtcBridge(source, rtc, &sources_, vhost, options_));
 }
 
 Error RtcServer::delete_session(const std::string& session, const std::string& token) {

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "app/rtc/rtc_bridge_from_live.hpp"
 #include "app/rtc/rtc_negotiate.hpp"
 #include "app/rtc/rtc_options.hpp"
 #include "app/rtc/rtc_session.hpp"
@@ -64,6 +65,11 @@ class RtcServer : public RtcSession::AddressListener,
     // "ufrag:remote"), `token` must match. kErrorRtcNoSession otherwise.
     Error delete_session(const std::string& session, const std::string& token);
     size_t session_count() const { return sessions_.size(); }
+    RtcSourceManager& rtc_sources() { return sources_; }
+
+    // The RTMP -> WebRTC bridge of a stream being published, when its vhost
+    // has rtc.enabled and rtc.rtmp_to_rtc (the source manager asks).
+    std::unique_ptr<LiveSourceBridge> create_live_bridge(LiveSource* source);
 
     void on_session_address(RtcSession* session, const StunAddress& addr) override;
     // rtc_server.tcp: a connection carrying RFC 4571 frames.
@@ -97,6 +103,7 @@ class RtcServer : public RtcSession::AddressListener,
     std::shared_ptr<DtlsCertificate> certificate_;
     std::vector<std::unique_ptr<Listener>> listeners_;
     RtcSourceManager sources_;
+    LiveToRtcBridgeFactory bridge_factory_{this};
     std::vector<std::unique_ptr<RtcSession>> sessions_;
     std::map<std::string, RtcSession*> by_ufrag_;
     // Sessions that ended lately (ufrag -> token, when): a DELETE racing the

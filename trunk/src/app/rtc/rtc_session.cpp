@@ -7,6 +7,7 @@
 #include "core/log.hpp"
 #include "core/strings.hpp"
 #include "kernel/rtp/rtcp.hpp"
+#include "kernel/sdp/sdp.hpp"
 
 namespace srs {
 
@@ -22,6 +23,16 @@ constexpr size_t kMaxRetransmitsPerNack = 64;
 constexpr uint32_t kMaxRetransmitsPerSecond = 1000;
 
 int kind_index(RtcMediaKind k) { return k == RtcMediaKind::kAudio ? 0 : 1; }
+
+// The profile-level-id of an H.264 fmtp, lower case ("" when absent).
+std::string h264_profile_level_id(const std::string& fmtp) {
+    std::vector<SdpFmtpParam> params;
+    sdp_split_fmtp(fmtp, &params);
+    for (const auto& p : params) {
+        if (iequals(p.key, "profile-level-id")) return p.value;
+    }
+    return "";
+}
 
 }  // namespace
 
@@ -71,6 +82,7 @@ Error RtcSession::start(utime_t now) {
             return SRS_ERR(kErrorRtcSourceBusy, "stream %s is busy", live->url().c_str());
         }
         SourceOptions options;
+        options.bridge = false;  // the stream is WebRTC already
         if (Error err = live->on_publish(cid_, options); err.failed()) return SRS_WRAP(err, "publish");
         // Published by us, so never collected while we hold it (until detach).
         published_ = live;
@@ -86,6 +98,12 @@ Error RtcSession::start(utime_t now) {
         video.clock_rate = params_.video.clock_rate;
         video.fmtp = params_.video.fmtp;
         source_->set_publisher(this, audio, video);
+        if (params_.vhost_options.rtc_to_rtmp) {
+            RtcToLiveOptions o;
+            o.aac_bitrate = params_.vhost_options.aac_bitrate;
+            o.pli_interval = params_.vhost_options.pli_for_rtmp;
+            to_live_.reset(new RtcToLiveBridge(cid_, live, audio, video, o));
+        }
     } else {
         live->attach_player();
         source_->add_player(this);
@@ -102,6 +120,7 @@ void RtcSession::detach() {
     live_attached_ = false;
     LiveSource* live = live_sources_->find(params_.vhost, params_.app, params_.stream);
     if (params_.publisher) {
+        to_live_.reset();
         published_ = nullptr;
         source_->clear_publisher(this);
         if (live && live->publishing() && live->publisher_cid() == cid_) live->on_unpublish();
@@ -174,6 +193,10 @@ void RtcSession::send_rtcp(const std::string& compound) {
 }
 
 void RtcSession::publisher_timer(utime_t now) {
+    if (to_live_) {
+        to_live_->on_timer(now);
+        if (to_live_->take_keyframe_wanted()) keyframe_wanted_ = true;
+    }
     for (int k = 0; k < 2; k++) {
         NackGenerator* nack = pub_[k].nack.get();
         if (!nack) continue;
@@ -255,7 +278,10 @@ void RtcSession::on_peer_connected() {
     srs_trace("RTC: session %s %s connected %s, %s/%s/%s, %s", cid_.c_str(), params_.publisher ? "publisher" : "player",
               peer_.remote_address().to_string().c_str(), params_.vhost.c_str(), params_.app.c_str(),
               params_.stream.c_str(), peer_.milestones().c_str());
-    if (!params_.publisher && params_.video.present) {
+    // The handshake's last flight goes before any media: a client drops
+    // SRTP that arrives before its keys.
+    flush_peer();
+    if (!params_.publisher && params_.video.present && !start_from_ring()) {
         // A keyframe on the player's behalf, so its first frame comes quickly.
         keyframe_asked_ = clock_;
         source_->request_keyframe(clock_);
@@ -294,6 +320,7 @@ void RtcSession::on_peer_rtp(uint8_t* data, size_t size, const RtpHeader& h, uti
     }
     if (published_) published_->add_recv_bytes(size);
     source_->on_publisher_rtp(kind, data, size, h, now);
+    if (to_live_) to_live_->on_rtp(kind, data, size, h, now);
 }
 
 void RtcSession::on_peer_rtcp(const uint8_t* data, size_t size, const std::vector<RtcpPacketRef>& packets,
@@ -306,8 +333,14 @@ void RtcSession::on_peer_rtcp(const uint8_t* data, size_t size, const std::vecto
             case kRtcpSr: {
                 RtcpSenderReport sr;
                 if (rtcp_parse_sr(p, &sr).ok() && params_.publisher) {
-                    for (auto& t : pub_) {
-                        if (t.stats && t.stats->ssrc() == sr.ssrc) t.stats->on_sender_report(sr.ntp, now);
+                    for (int k = 0; k < 2; k++) {
+                        PublisherTrack& t = pub_[k];
+                        if (!t.stats || t.stats->ssrc() != sr.ssrc) continue;
+                        t.stats->on_sender_report(sr.ntp, now);
+                        if (to_live_) {
+                            to_live_->on_sender_report(k == 0 ? RtcMediaKind::kAudio : RtcMediaKind::kVideo, sr.ntp,
+                                                       sr.rtp_timestamp, now);
+                        }
                     }
                 }
                 break;
@@ -366,6 +399,11 @@ void RtcSession::answer_nack(const RtcpPacketRef& p) {
             counters_.retransmits_refused++;
             continue;
         }
+        if (kind == RtcMediaKind::kVideo && skip_bframes_) {
+            // The player names its own numbering: back to the ring's.
+            if (sent_seq_.empty() || sent_seq_[seq % kSentSeqHistory].sent != seq) continue;
+            seq = sent_seq_[seq % kSentSeqHistory].ring;
+        }
         const RtcPacket* packet = source_->track(kind).find(seq);
         if (!packet) continue;
         send_media(kind, *packet, true);
@@ -393,18 +431,7 @@ void RtcSession::on_peer_closed(const Error& reason) {
 void RtcSession::on_source_packet(RtcMediaKind kind, const RtcPacket& packet, utime_t now) {
     clock_ = now;
     if (!connected_ || dead_) return;
-    if (checked_generation_ != source_->generation()) {
-        checked_generation_ = source_->generation();
-        for (int k = 0; k < 2; k++) {
-            RtcMediaKind kk = k == 0 ? RtcMediaKind::kAudio : RtcMediaKind::kVideo;
-            const RtcTrackCodec& published = source_->track(kk).codec();
-            codec_ok_[k] = track(kk).present && published.present && iequals(published.name, track(kk).codec);
-            if (track(kk).present && published.present && !codec_ok_[k]) {
-                srs_warn("RTC: session %s plays %s %s but %s is published: that track is not sent", cid_.c_str(),
-                         rtc_media_kind_name(kk), track(kk).codec.c_str(), published.name.c_str());
-            }
-        }
-    }
+    check_codecs();
     if (!codec_ok_[kind_index(kind)]) return;
     if (kind == RtcMediaKind::kVideo && waiting_keyframe_) {
         if (!packet.keyframe) return;
@@ -413,12 +440,61 @@ void RtcSession::on_source_packet(RtcMediaKind kind, const RtcPacket& packet, ut
     send_media(kind, packet, false);
 }
 
+void RtcSession::check_codecs() {
+    if (checked_generation_ == source_->generation()) return;
+    checked_generation_ = source_->generation();
+    // B-frames go to players whose H.264 profile has them (not Baseline).
+    std::string plid = h264_profile_level_id(params_.video.fmtp);
+    skip_bframes_ = iequals(params_.video.codec, "H264") && (plid.empty() || iequals(plid.substr(0, 2), "42"));
+    for (int k = 0; k < 2; k++) {
+        RtcMediaKind kk = k == 0 ? RtcMediaKind::kAudio : RtcMediaKind::kVideo;
+        const RtcTrackCodec& published = source_->track(kk).codec();
+        codec_ok_[k] = track(kk).present && published.present && iequals(published.name, track(kk).codec);
+        if (track(kk).present && published.present && !codec_ok_[k]) {
+            srs_warn("RTC: session %s plays %s %s but %s is published: that track is not sent", cid_.c_str(),
+                     rtc_media_kind_name(kk), track(kk).codec.c_str(), published.name.c_str());
+        }
+    }
+}
+
+bool RtcSession::start_from_ring() {
+    if (!connected_ || dead_ || !waiting_keyframe_ || !source_->has_publisher()) return false;
+    check_codecs();
+    if (!codec_ok_[1]) return false;
+    std::vector<const RtcPacket*> packets;
+    source_->track(RtcMediaKind::kVideo).since_keyframe(&packets);
+    if (packets.empty()) return false;
+    waiting_keyframe_ = false;
+    for (const RtcPacket* p : packets) send_media(RtcMediaKind::kVideo, *p, false);
+    srs_trace("RTC: session %s starts at the ring's keyframe (%zu packets)", cid_.c_str(), packets.size());
+    return true;
+}
+
 void RtcSession::send_media(RtcMediaKind kind, const RtcPacket& packet, bool retransmit) {
     const RtcSessionTrack& t = track(kind);
     if (!t.present || !path_) return;
+    uint16_t seq = packet.seq;
+    if (kind == RtcMediaKind::kVideo && skip_bframes_) {
+        // This player's numbering has no holes where the skipped B-frames were.
+        if (packet.disposable) {
+            if (!retransmit) skipped_++;
+            if (!bframes_logged_) {
+                bframes_logged_ = true;
+                srs_trace("RTC: session %s negotiated H.264 %s (Baseline): the stream's B-frames are not sent to it",
+                          cid_.c_str(), h264_profile_level_id(t.fmtp).c_str());
+            }
+            return;
+        }
+        seq = static_cast<uint16_t>(packet.seq - skipped_);
+        if (!retransmit) {
+            if (sent_seq_.empty()) sent_seq_.resize(kSentSeqHistory);
+            sent_seq_[seq % kSentSeqHistory] = {seq, packet.seq};
+        }
+    }
     uint8_t* buf = path_->slot();
     memcpy(buf, packet.data, packet.size);
     rtp_set_payload_type(buf, static_cast<uint8_t>(t.pt));
+    if (seq != packet.seq) rtp_set_sequence(buf, seq);
     size_t out = 0;
     if (Error err = peer_.protect_rtp(buf, packet.size, kRtcSlotSize, &out); err.failed()) {
         counters_.dropped++;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "app/rtc/rtc_bridge_to_live.hpp"
 #include "app/rtc/rtc_options.hpp"
 #include "app/rtc/rtc_source.hpp"
 #include "app/server/client.hpp"
@@ -166,6 +167,11 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     void publisher_timer(utime_t now);
     void player_timer(utime_t now);
     void answer_nack(const RtcpPacketRef& p);
+    // Player: whether the published codecs are the negotiated ones (once per publish).
+    void check_codecs();
+    // Player waiting for a keyframe: sends the ring's packets from its latest
+    // keyframe, if it still holds one (true then).
+    bool start_from_ring();
     const RtcSessionTrack& track(RtcMediaKind k) const { return k == RtcMediaKind::kAudio ? params_.audio : params_.video; }
 
     std::string cid_;
@@ -195,6 +201,7 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     TwccRecorder twcc_;
     KeyframeRequestLimiter pli_limiter_;
     bool keyframe_wanted_ = false;
+    std::unique_ptr<RtcToLiveBridge> to_live_;  // rtc_to_rtmp: RTMP/HTTP-FLV players of this stream
     utime_t next_rr_ = 0;
     std::vector<uint16_t> lost_;  // reused
     std::string rtcp_;            // reused
@@ -211,6 +218,16 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     utime_t next_peer_timer_ = 0;
     RtcpNack nack_;  // reused
     utime_t retransmit_window_ = 0;  // start of the current second of retransmissions
+    // A Baseline player of a stream with B-frames: they are skipped and its
+    // video renumbered (sent_seq_ maps its numbers back for NACKs).
+    bool skip_bframes_ = false;
+    bool bframes_logged_ = false;
+    uint16_t skipped_ = 0;
+    struct SentSeq {
+        uint16_t sent = 0, ring = 0;
+    };
+    static constexpr size_t kSentSeqHistory = 1024;
+    std::vector<SentSeq> sent_seq_;
     uint32_t retransmits_in_window_ = 0;
 };
 

@@ -37,6 +37,28 @@ bool rtp_payload_starts_keyframe(const std::string& codec, const uint8_t* p, siz
         }
         return false;
     }
+    if (iequals(codec, "H265")) {
+        // RFC 7798: a 2-byte NAL header, type in bits 1..6 of the first byte.
+        auto key = [](uint8_t type) { return (type >= 16 && type <= 21) || (type >= 32 && type <= 34); };
+        if (size < 2) return false;
+        uint8_t type = (p[0] >> 1) & 0x3f;
+        if (type == 48) {  // AP: 16-bit sizes, then NALUs
+            size_t i = 2;
+            while (i + 4 <= size) {
+                size_t n = load_be16(p + i);
+                if (n < 2 || i + 2 + n > size) return false;
+                if (key((p[i + 2] >> 1) & 0x3f)) return true;
+                i += 2 + n;
+            }
+            return false;
+        }
+        if (type == 49) return size >= 3 && (p[2] & 0x80) && key(p[2] & 0x3f);  // FU: start bit
+        return key(type);
+    }
+    if (iequals(codec, "AV1")) {
+        // The aggregation header's N bit: the first packet of a coded video sequence.
+        return (p[0] & 0x08) != 0;
+    }
     if (iequals(codec, "VP8")) {
         // RFC 7741 payload descriptor: X R N S R PID; optional extension bytes.
         size_t i = 1;
@@ -66,7 +88,7 @@ RtcTrack::RtcTrack(RtcMediaKind kind, size_t ring_capacity, uint32_t ssrc) : kin
     mask_ = cap - 1;
 }
 
-const RtcPacket* RtcTrack::store(const uint8_t* data, size_t size, const RtpHeader& h) {
+const RtcPacket* RtcTrack::store(const uint8_t* data, size_t size, const RtpHeader& h, bool disposable) {
     // The players' header: 12 bytes, no CSRCs, no extensions, no padding.
     size_t payload_size = h.payload_size;
     if (h.header_size + payload_size > size || kRtpFixedHeaderSize + payload_size > kRtcMaxRtpPacket) return nullptr;
@@ -91,6 +113,7 @@ const RtcPacket* RtcTrack::store(const uint8_t* data, size_t size, const RtpHead
     slot.seq = seq;
     slot.timestamp = ts;
     slot.marker = h.marker;
+    slot.disposable = disposable;
     slot.size = static_cast<uint16_t>(kRtpFixedHeaderSize + payload_size);
     slot.payload_offset = kRtpFixedHeaderSize;
     uint8_t* out = slot.data;
@@ -105,9 +128,26 @@ const RtcPacket* RtcTrack::store(const uint8_t* data, size_t size, const RtpHead
     if (seq_newer(seq, last_seq_)) {
         last_seq_ = seq;
         last_ts_ = ts;
+        // A keyframe's parameter sets and first slice may both say "key":
+        // the frame starts at the first of them.
+        if (slot.keyframe && (!has_keyframe_ || ts != keyframe_ts_)) {
+            has_keyframe_ = true;
+            keyframe_seq_ = seq;
+            keyframe_ts_ = ts;
+        }
     }
     packets_++;
     return &slot;
+}
+
+void RtcTrack::since_keyframe(std::vector<const RtcPacket*>* out) const {
+    out->clear();
+    if (!has_keyframe_ || !find(keyframe_seq_)) return;
+    uint16_t n = static_cast<uint16_t>(last_seq_ - keyframe_seq_);
+    if (n >= capacity_) return;
+    for (uint16_t i = 0; i <= n; i++) {
+        if (const RtcPacket* p = find(static_cast<uint16_t>(keyframe_seq_ + i))) out->push_back(p);
+    }
 }
 
 const RtcPacket* RtcTrack::find(uint16_t seq) const {
@@ -149,9 +189,8 @@ void RtcSource::remove_player(RtcPlayerSink* player) {
 }
 
 void RtcSource::on_publisher_rtp(RtcMediaKind kind, const uint8_t* data, size_t size, const RtpHeader& h,
-                                 utime_t now) {
-    (void)size;
-    const RtcPacket* packet = track(kind).store(data, size, h);
+                                 utime_t now, bool disposable) {
+    const RtcPacket* packet = track(kind).store(data, size, h, disposable);
     if (!packet) return;
     // Index loop: players only leave from the server's reaper, never from here.
     for (size_t i = 0; i < players_.size(); i++) players_[i]->on_source_packet(kind, *packet, now);

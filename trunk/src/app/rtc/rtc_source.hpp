@@ -36,6 +36,7 @@ struct RtcPacket {
     bool valid = false;
     bool keyframe = false;  // the first packet of a keyframe (players waiting for one start here)
     bool marker = false;
+    bool disposable = false;  // of a frame nothing references (an H.264 B-frame from the RTMP bridge)
     uint32_t timestamp = 0;
     uint16_t size = 0;
     uint16_t payload_offset = 0;
@@ -84,9 +85,13 @@ class RtcTrack {
     void rebase() { rebase_ = true; }
     // Copies a publisher packet into the ring with the players' header; nullptr
     // when it does not fit (too big) or repeats a packet still in the ring.
-    const RtcPacket* store(const uint8_t* data, size_t size, const RtpHeader& h);
+    const RtcPacket* store(const uint8_t* data, size_t size, const RtpHeader& h, bool disposable = false);
     const RtcPacket* find(uint16_t seq) const;
     uint64_t packets() const { return packets_; }
+    // The packets from the first of the latest keyframe to the newest, while
+    // that keyframe is still in the ring (a joining player starts with them
+    // instead of waiting for the next keyframe). Empty otherwise.
+    void since_keyframe(std::vector<const RtcPacket*>* out) const;
 
   private:
     RtcMediaKind kind_;
@@ -102,6 +107,9 @@ class RtcTrack {
     uint16_t last_seq_ = 0;      // the last sequence handed out (players' numbering)
     uint32_t last_ts_ = 0;
     uint64_t packets_ = 0;
+    bool has_keyframe_ = false;
+    uint16_t keyframe_seq_ = 0;  // the first packet of the latest keyframe
+    uint32_t keyframe_ts_ = 0;
 };
 
 class RtcSource {
@@ -126,7 +134,8 @@ class RtcSource {
     bool idle() const { return publisher_ == nullptr && players_.empty(); }
 
     // A publisher packet: stored once, then given to every player.
-    void on_publisher_rtp(RtcMediaKind kind, const uint8_t* data, size_t size, const RtpHeader& h, utime_t now);
+    void on_publisher_rtp(RtcMediaKind kind, const uint8_t* data, size_t size, const RtpHeader& h, utime_t now,
+                          bool disposable = false);
     // A player's PLI/FIR, or a player that needs a first keyframe: at most one
     // request to the publisher per kKeyframeInterval.
     void request_keyframe(utime_t now);

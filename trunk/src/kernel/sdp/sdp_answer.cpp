@@ -70,6 +70,11 @@ const SdpCodec* pick_video(const SdpMedia& m, const SdpCodecPreference& prefer) 
         const char* name = rtp_name_of(p);
         if (!name) continue;
         const SdpCodec* first = nullptr;
+        const SdpCodec* same_family = nullptr;
+        // profile_idc 66 (Baseline) has no B-frames; Main, High and the rest
+        // may: a player of a High stream is better served by Main than by
+        // Baseline (the server drops B-frames for a Baseline player).
+        auto baseline = [](const std::string& plid) { return plid.size() >= 2 && iequals(plid.substr(0, 2), "42"); };
         for (const SdpCodec& c : m.codecs) {
             if (!iequals(c.name, name) || c.clock_rate != 90000 || !in_formats(m, c.pt)) continue;
             if (iequals(name, "H264")) {
@@ -77,9 +82,14 @@ const SdpCodec* pick_video(const SdpMedia& m, const SdpCodecPreference& prefer) 
                 if (!mode || *mode != "1") continue;
                 const std::string* profile = c.param("profile-level-id");
                 if (profile && iequals(*profile, prefer.h264_profile)) return &c;
+                if (profile && !prefer.h264_profile.empty() && !same_family &&
+                    baseline(*profile) == baseline(prefer.h264_profile)) {
+                    same_family = &c;
+                }
             }
             if (!first) first = &c;
         }
+        if (same_family) return same_family;
         if (first) return first;
     }
     return nullptr;

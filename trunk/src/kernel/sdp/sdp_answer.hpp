@@ -40,7 +40,8 @@ Error check_offer(const SessionDescription& offer);
 // The video codecs the caller takes, best first ("h264", "h265", "vp8", "vp9",
 // "av1"; ASCII case ignored). H.264 must be packetization-mode=1; among several
 // H.264 entries the one whose profile-level-id is `h264_profile` wins, else the
-// first in the offer's order. Audio is Opus 48000/2 only.
+// first of the same family (Baseline 42xxxx, or one that has B-frames: Main,
+// High...), else the first in the offer's order. Audio is Opus 48000/2 only.
 struct SdpCodecPreference {
     std::vector<std::string> video = {"h264"};
     std::string h264_profile = "42e01f";

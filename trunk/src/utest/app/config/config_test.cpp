@@ -275,9 +275,9 @@ TEST_F(ConfigTest, TypicalSrsConfLoads) {
     EXPECT_TRUE(conf->get(kDefaultVhost, keys::vhost_http_remux_enabled));
     // One warning per directive that is not implemented yet: stats.network and
     // .disk, heartbeat.enabled, .interval and .device_id, vhost.hls,
-    // vhost.rtc.rtmp_to_rtc and .rtc_to_rtmp, vhost.http_hooks and
-    // vhost.ingest (rtc_server and vhost.rtc.enabled are implemented).
-    EXPECT_EQ(10u, conf->warnings().size());
+    // vhost.http_hooks and vhost.ingest (rtc_server, vhost.rtc.enabled and the
+    // bridges' rtmp_to_rtc and rtc_to_rtmp are implemented).
+    EXPECT_EQ(8u, conf->warnings().size());
     for (const std::string& w : conf->warnings()) EXPECT_EQ(w.find("rtc_server"), std::string::npos) << w;
     EXPECT_TRUE(contains(conf->warnings(), "t.conf:23: directive vhost.hls is not implemented yet, ignored"));
 }
@@ -353,28 +353,29 @@ TEST_F(ConfigTest, NotImplementedDirectivesAreAcceptedWithOneWarningEach) {
 // an SRS_* variable naming one warns too instead of being applied.
 TEST_F(ConfigTest, NotYetRowsAreValidatedThenIgnoredWithAWarning) {
     env_["SRS_HEARTBEAT_ENABLED"] = "on";
-    env_["SRS_VHOST_RTC_KEEP_BFRAME"] = "on";
+    env_["SRS_VHOST_RTC_STUN_STRICT_CHECK"] = "on";
     env_["SRS_VHOST_HLS"] = "on";
     auto conf = load(
         "rtc_server {\n"
         "    enabled on;\n"
-        "    merge_nalus on;\n"
+        "    resolve_api_domain on;\n"
         "}\n"
         "vhost a {\n"
         "    publish { kickoff_for_idle 10; mr on; }\n"
         "    play { atc on; }\n"
-        "    rtc { rtmp_to_rtc on; }\n"
+        "    rtc { keep_avc_nalu_sei off; }\n"
         "}\n"
         "exporter { enabled on; listen 9972; }\n"
         "in_docker on;\n");
     EXPECT_EQ((std::vector<std::string>{
-                  "t.conf:3: directive rtc_server.merge_nalus is not implemented yet, ignored",
+                  "t.conf:3: directive rtc_server.resolve_api_domain is not implemented yet, ignored",
                   "t.conf:6: directive vhost.publish.kickoff_for_idle is not implemented yet, ignored",
                   "t.conf:7: directive vhost.play.atc is not implemented yet, ignored",
-                  "t.conf:8: directive vhost.rtc.rtmp_to_rtc is not implemented yet, ignored",
+                  "t.conf:8: directive vhost.rtc.keep_avc_nalu_sei is not implemented yet, ignored",
                   "t.conf:11: directive in_docker is not implemented yet, ignored",
                   "env SRS_HEARTBEAT_ENABLED: directive heartbeat.enabled is not implemented yet, ignored",
-                  "env SRS_VHOST_RTC_KEEP_BFRAME: directive vhost.rtc.keep_bframe is not implemented yet, ignored",
+                  "env SRS_VHOST_RTC_STUN_STRICT_CHECK: directive vhost.rtc.stun_strict_check is not implemented yet, "
+                  "ignored",
                   "env SRS_VHOST_HLS: directive vhost.hls is not implemented yet, ignored",
               }),
               conf->warnings());
@@ -495,10 +496,10 @@ TEST_F(ConfigTest, EnvNamesDeriveFromPaths) {
 
 TEST_F(ConfigTest, DiffAndReloadable) {
     auto a = load("listen 1935;\ndaemon on;\nvhost a { play { gop_cache on; } }\nvhost b { }\n");
-    auto b = load("listen 1936;\ndaemon off;\nvhost a { play { gop_cache off; } rtc { rtmp_to_rtc on; } }\n"
+    auto b = load("listen 1936;\ndaemon off;\nvhost a { play { gop_cache off; } rtc { keep_avc_nalu_sei off; } }\n"
                   "vhost c { }\n");
     std::vector<std::string> d = Config::diff(*a, *b);
-    // vhost.rtc.rtmp_to_rtc is not implemented: ignored, so no difference.
+    // vhost.rtc.keep_avc_nalu_sei is not implemented: ignored, so no difference.
     EXPECT_EQ((std::vector<std::string>{"daemon", "listen", "vhost.b", "vhost.a.play.gop_cache", "vhost.c"}), d);
     EXPECT_TRUE(Config::diff(*a, *a).empty());
     EXPECT_TRUE(Config::diff(*load("listen 1935;"), *load("")).empty());

@@ -186,8 +186,12 @@ TEST(KernelSdpTest, VideoPreferenceRanks) {
     ASSERT_TRUE(ok(choose_codecs(sd, p, &ch)));
     EXPECT_EQ(127, ch[1].codec.pt);
     EXPECT_EQ(125, ch[1].codec.rtx_pt);
-    // A profile not offered: the first mode-1 H.264.
+    // A High profile not offered: one that has B-frames too (Main), not Baseline.
     p.h264_profile = "640c1f";
+    ASSERT_TRUE(ok(choose_codecs(sd, p, &ch)));
+    EXPECT_EQ(127, ch[1].codec.pt);
+    // A Baseline profile not offered: the first Baseline mode-1 H.264.
+    p.h264_profile = "42c015";
     ASSERT_TRUE(ok(choose_codecs(sd, p, &ch)));
     EXPECT_EQ(102, ch[1].codec.pt);
     p.video = {"h265"};

@@ -1,0 +1,339 @@
+// The bridges in memory, on a real stream (bridge_test_media.hpp): FLV in ->
+// the RtcSource's packets (what every WebRTC player gets) -> FLV out again.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "app/live/live_consumer.hpp"
+#include "app/live/live_source.hpp"
+#include "app/rtc/rtc_bridge_from_live.hpp"
+#include "app/rtc/rtc_bridge_to_live.hpp"
+#include "app/rtc/rtc_source.hpp"
+#include "core/bytes.hpp"
+#include "kernel/rtp/rtp.hpp"
+#include "utest/app/rtc/bridge_test_media.hpp"
+
+namespace srs {
+namespace {
+
+struct SeenPacket {
+    RtcMediaKind kind;
+    uint16_t seq;
+    uint32_t timestamp;
+    bool marker;
+    bool keyframe;
+    std::string bytes;  // the whole RTP packet
+    uint8_t payload0() const { return static_cast<uint8_t>(bytes[kRtpFixedHeaderSize]); }
+};
+
+class RecordingPlayer : public RtcPlayerSink {
+  public:
+    void on_source_packet(RtcMediaKind kind, const RtcPacket& p, utime_t) override {
+        packets.push_back({kind, p.seq, p.timestamp, p.marker, p.keyframe,
+                           std::string(reinterpret_cast<const char*>(p.data), p.size)});
+    }
+    void on_source_unpublish() override { unpublished++; }
+    std::vector<SeenPacket> of(RtcMediaKind kind) const {
+        std::vector<SeenPacket> out;
+        for (const auto& p : packets) {
+            if (p.kind == kind) out.push_back(p);
+        }
+        return out;
+    }
+    std::vector<SeenPacket> packets;
+    int unpublished = 0;
+};
+
+LiveMessagePtr tag_message(const bridge_media::Tag& t) {
+    return LiveMessagePtr(LiveMessage::create(t.type == 8 ? LiveMessageKind::kAudio : LiveMessageKind::kVideo,
+                                              t.timestamp, SharedBytes::copy_of(t.body, t.size)));
+}
+
+struct BridgeFixture {
+    LiveSource live{"__defaultVhost__", "live", "s"};
+    RtcSourceManager manager;
+    RtcSource* rtc = manager.fetch_or_create("__defaultVhost__", "live", "s");
+    RtcVhostOptions vhost;
+    RtcServerOptions server;
+    std::unique_ptr<LiveToRtcBridge> bridge;
+    BridgeFixture() {
+        vhost.enabled = vhost.rtmp_to_rtc = true;
+        bridge.reset(new LiveToRtcBridge(&live, rtc, &manager, vhost, server));
+    }
+    void feed(size_t from = 0, size_t to = bridge_media::kTagCount) {
+        for (size_t i = from; i < to; i++) bridge->on_live_message(tag_message(bridge_media::kTags[i]));
+    }
+};
+
+// The NALUs of an AVCC frame body (after the 5-byte FLV header), 4-byte lengths.
+std::vector<std::string> avcc_nalus(const uint8_t* p, size_t n) {
+    std::vector<std::string> out;
+    size_t i = 0;
+    while (i + 4 <= n) {
+        size_t len = load_be32(p + i);
+        if (i + 4 + len > n) break;
+        out.emplace_back(reinterpret_cast<const char*>(p + i + 4), len);
+        i += 4 + len;
+    }
+    return out;
+}
+
+TEST(LiveToRtcBridge, PacketizesH264OnceWithParameterSetsBeforeEachIdr) {
+    BridgeFixture f;
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    f.feed();
+    std::vector<SeenPacket> video = player.of(RtcMediaKind::kVideo);
+    // 15 frames, two STAP-As, x264's SEI apart.
+    ASSERT_GE(video.size(), 18u);
+    EXPECT_EQ(f.rtc->track(RtcMediaKind::kVideo).codec().name, "H264");
+    // High profile from the SPS: what players negotiate.
+    EXPECT_NE(f.rtc->track(RtcMediaKind::kVideo).codec().fmtp.find("profile-level-id=64"), std::string::npos);
+    // The first packet is a STAP-A with SPS and PPS and starts a keyframe.
+    EXPECT_EQ(video[0].payload0() & 0x1f, 24);
+    EXPECT_TRUE(video[0].keyframe);
+    // Sequence numbers continuous; every frame ends with a marker; the 1257-byte IDR went as FU-A.
+    int stap = 0, markers = 0;
+    for (size_t i = 0; i < video.size(); i++) {
+        if (i > 0) EXPECT_EQ(video[i].seq, static_cast<uint16_t>(video[i - 1].seq + 1));
+        EXPECT_LE(video[i].bytes.size(), kRtpFixedHeaderSize + 1200);
+        uint8_t type = video[i].payload0() & 0x1f;
+        if (type == 24) stap++;
+        if (video[i].marker) markers++;
+    }
+    EXPECT_EQ(stap, 2);  // one per IDR (0 and 400 ms)
+    EXPECT_EQ(static_cast<uint64_t>(markers), f.bridge->counters().video_frames);
+    // Presentation timestamps on 90 kHz: B-frames make them go back in decoding order.
+    bool back = false;
+    for (size_t i = 1; i < video.size(); i++) {
+        back = back || static_cast<int32_t>(video[i].timestamp - video[i - 1].timestamp) < 0;
+    }
+    EXPECT_TRUE(back);
+    EXPECT_GT(f.bridge->counters().bframes, 0u);
+    EXPECT_EQ(f.bridge->counters().video_errors, 0u);
+    f.rtc->remove_player(&player);
+}
+
+TEST(LiveToRtcBridge, TranscodesAudioOnlyWhilePlayersListen) {
+    BridgeFixture f;
+    f.feed(0, 20);
+    EXPECT_FALSE(f.bridge->transcoding());
+    EXPECT_EQ(f.bridge->counters().audio_packets, 0u);
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    f.feed(20, bridge_media::kTagCount);
+    EXPECT_TRUE(f.bridge->transcoding());
+    EXPECT_EQ(f.bridge->counters().transcoder_starts, 1u);
+    std::vector<SeenPacket> audio = player.of(RtcMediaKind::kAudio);
+    ASSERT_GE(audio.size(), 5u);
+    EXPECT_EQ(f.rtc->track(RtcMediaKind::kAudio).codec().name, "opus");
+    // 20 ms Opus frames: 960 ticks of 48 kHz apart, continuous.
+    for (size_t i = 1; i < audio.size(); i++) {
+        EXPECT_EQ(audio[i].timestamp - audio[i - 1].timestamp, 960u);
+        EXPECT_EQ(audio[i].seq, static_cast<uint16_t>(audio[i - 1].seq + 1));
+    }
+    // The last player leaves: the next audio frame stops the transcoder.
+    f.rtc->remove_player(&player);
+    f.feed(bridge_media::kTagCount - 3, bridge_media::kTagCount);
+    EXPECT_FALSE(f.bridge->transcoding());
+}
+
+TEST(LiveToRtcBridge, BrokenAudioDoesNotStopVideo) {
+    BridgeFixture f;
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    for (size_t i = 0; i < bridge_media::kTagCount; i++) {
+        const bridge_media::Tag& t = bridge_media::kTags[i];
+        if (t.type == 8 && t.body[1] == 1) {
+            // A raw AAC frame of garbage after the valid header bytes.
+            std::string bad(reinterpret_cast<const char*>(t.body), 2);
+            bad.append(40, '\xff');
+            f.bridge->on_live_message(LiveMessagePtr(LiveMessage::create(
+                LiveMessageKind::kAudio, t.timestamp, SharedBytes::copy_of(bad.data(), bad.size()))));
+        } else {
+            f.bridge->on_live_message(tag_message(t));
+        }
+    }
+    EXPECT_GT(f.bridge->counters().audio_errors, 0u);
+    EXPECT_EQ(f.bridge->counters().video_frames, 15u);
+    EXPECT_GE(player.of(RtcMediaKind::kVideo).size(), 18u);
+}
+
+TEST(LiveToRtcBridge, JoiningPlayerStartsAtTheRingsKeyframe) {
+    BridgeFixture f;
+    f.feed(0, 30);  // past the second IDR at 400 ms
+    std::vector<const RtcPacket*> start;
+    f.rtc->track(RtcMediaKind::kVideo).since_keyframe(&start);
+    ASSERT_FALSE(start.empty());
+    EXPECT_TRUE(start[0]->keyframe);
+    EXPECT_EQ(start[0]->data[kRtpFixedHeaderSize] & 0x1f, 24);  // the STAP-A of the IDR at 400 ms
+    // At its presentation time: 400 ms plus its composition offset.
+    int32_t cts = -1;
+    for (size_t i = 0; i < bridge_media::kTagCount; i++) {
+        VideoPacketInfo vi;
+        const bridge_media::Tag& t = bridge_media::kTags[i];
+        if (t.type == 9 && t.timestamp == 400 && parse_video_packet(t.body, t.size, &vi).ok()) cts = vi.composition_time;
+    }
+    ASSERT_GE(cts, 0);
+    EXPECT_EQ(start[0]->timestamp, (400u + cts) * 90);
+    for (size_t i = 1; i < start.size(); i++) EXPECT_EQ(start[i]->seq, static_cast<uint16_t>(start[i - 1]->seq + 1));
+}
+
+TEST(LiveToRtcBridge, GoingAwayUnpublishesTheRtcSource) {
+    BridgeFixture f;
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    EXPECT_TRUE(f.rtc->has_publisher());
+    f.bridge.reset();
+    EXPECT_FALSE(f.rtc->has_publisher());
+    EXPECT_EQ(player.unpublished, 1);
+    f.rtc->remove_player(&player);
+}
+
+// ---- back: the packets WebRTC players got -> FLV ----
+
+struct Collected {
+    std::vector<LiveMessagePtr> messages;
+};
+
+void drain(LiveConsumer* c, Collected* out) {
+    std::vector<LiveMessagePtr> got;
+    c->dump(&got, 100000);
+    for (auto& m : got) out->messages.push_back(m);
+}
+
+uint64_t ntp_of_ms(int64_t ms) {
+    // NTP 32.32 for an arbitrary epoch plus ms.
+    uint64_t us = 3900000000ull * 1000000ull + static_cast<uint64_t>(ms) * 1000;
+    return ((us / 1000000) << 32) | (((us % 1000000) << 32) / 1000000);
+}
+
+TEST(RtcToLiveBridge, RebuildsTheStreamFromItsPackets) {
+    BridgeFixture f;
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    f.feed();
+    f.rtc->remove_player(&player);
+
+    LiveSource out("__defaultVhost__", "live", "back");
+    SourceOptions so;
+    so.jitter = TimeJitter::kOff;
+    so.bridge = false;
+    ASSERT_TRUE(out.on_publish("test", so).ok());
+    LiveConsumer* consumer = out.create_consumer(ConsumerOptions());
+    RtcToLiveOptions o;
+    RtcToLiveBridge back("test", &out, f.rtc->track(RtcMediaKind::kAudio).codec(),
+                         f.rtc->track(RtcMediaKind::kVideo).codec(), o);
+    // The ring kept the bridge's timestamps (pts x 90 and x 48): sender
+    // reports put RTP 0 of both tracks at the same instant.
+    back.on_sender_report(RtcMediaKind::kVideo, ntp_of_ms(0), 0, 0);
+    back.on_sender_report(RtcMediaKind::kAudio, ntp_of_ms(0), 0, 0);
+    utime_t now = 1000;
+    // In order, but every 7th packet held back one place (reordered).
+    std::vector<SeenPacket> packets = player.packets;
+    for (size_t i = 6; i + 1 < packets.size(); i += 7) std::swap(packets[i], packets[i + 1]);
+    for (const SeenPacket& p : packets) {
+        RtpHeader h;
+        ASSERT_TRUE(rtp_parse_header(reinterpret_cast<const uint8_t*>(p.bytes.data()), p.bytes.size(), &h).ok());
+        back.on_rtp(p.kind, reinterpret_cast<const uint8_t*>(p.bytes.data()), p.bytes.size(), h, now);
+        now += 1000;
+    }
+    back.on_timer(now + kUsPerSecond);
+    Collected c;
+    drain(consumer, &c);
+
+    // Video: the sequence header with the original SPS/PPS, then every frame's NALUs as sent.
+    std::vector<const LiveMessage*> video, audio;
+    for (auto& m : c.messages) (m->is_video() ? video : audio).push_back(m.get());
+    ASSERT_FALSE(video.empty());
+    EXPECT_TRUE(video[0]->is_sequence_header());
+    EXPECT_EQ(video.size(), 1u + 15u);
+    // Frame NALUs equal the input's (AUD and filler aside, which x264 did not make here).
+    size_t vi = 1;
+    for (size_t i = 0; i < bridge_media::kTagCount && vi < video.size(); i++) {
+        const bridge_media::Tag& t = bridge_media::kTags[i];
+        if (t.type != 9 || t.body[1] != 1) continue;
+        std::vector<std::string> want = avcc_nalus(t.body + 5, t.size - 5);
+        want.erase(std::remove_if(want.begin(), want.end(),
+                                  [](const std::string& n) { uint8_t ty = n[0] & 0x1f; return ty == 7 || ty == 8 || ty == 9; }),
+                   want.end());
+        const LiveMessage* m = video[vi++];
+        std::vector<std::string> got = avcc_nalus(m->payload().data() + 5, m->size() - 5);
+        EXPECT_EQ(got, want) << "frame at " << t.timestamp;
+        EXPECT_EQ(m->is_keyframe(), (t.body[0] >> 4) == 1) << "frame at " << t.timestamp;
+    }
+    // Audio: an AAC sequence header (48 kHz stereo), then 1024-sample frames.
+    ASSERT_GE(audio.size(), 3u);
+    EXPECT_TRUE(audio[0]->is_sequence_header());
+    AudioPacketInfo info;
+    ASSERT_TRUE(parse_audio_packet(audio[0]->payload().data(), audio[0]->size(), &info).ok());
+    AudioCodecConfig config;
+    ASSERT_TRUE(parse_aac_sequence_header(info.data, info.size, &config).ok());
+    EXPECT_EQ(config.sample_rate, 48000);
+    EXPECT_EQ(config.channels, 2);
+    // One timeline: the first video frame (at its presentation time) and the
+    // first audio frame are as far apart as in the input.
+    int64_t first_video_in = -1, first_audio_in = -1;
+    for (size_t i = 0; i < bridge_media::kTagCount; i++) {
+        const bridge_media::Tag& t = bridge_media::kTags[i];
+        VideoPacketInfo vi;
+        if (first_video_in < 0 && t.type == 9 && parse_video_packet(t.body, t.size, &vi).ok() && !vi.sequence_header) {
+            first_video_in = t.timestamp + vi.composition_time;
+        }
+        if (first_audio_in < 0 && t.type == 8 && t.body[1] == 1) first_audio_in = t.timestamp;
+    }
+    int64_t input_gap = first_video_in - first_audio_in;
+    int64_t output_gap = static_cast<int64_t>(video[1]->timestamp()) - audio[1]->timestamp();
+    EXPECT_LE(std::abs(output_gap - input_gap), 25) << output_gap << " vs " << input_gap;
+    for (size_t i = 2; i < audio.size(); i++) EXPECT_GE(audio[i]->timestamp(), audio[i - 1]->timestamp());
+    EXPECT_EQ(back.counters().sequence_headers, 1u);
+    out.remove_consumer(consumer);
+    delete consumer;
+}
+
+TEST(RtcToLiveBridge, LostFragmentDropsTheFrameAndAsksForAKeyframe) {
+    BridgeFixture f;
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    f.feed();
+    f.rtc->remove_player(&player);
+    LiveSource out("__defaultVhost__", "live", "lossy");
+    SourceOptions so;
+    so.bridge = false;
+    ASSERT_TRUE(out.on_publish("test", so).ok());
+    RtcToLiveOptions o;
+    o.pli_interval = 0;
+    o.video_wait = 10 * kUsPerMs;
+    RtcTrackCodec no_audio;
+    RtcToLiveBridge back("test", &out, no_audio, f.rtc->track(RtcMediaKind::kVideo).codec(), o);
+    back.on_sender_report(RtcMediaKind::kVideo, ntp_of_ms(0), player.of(RtcMediaKind::kVideo)[0].timestamp, 0);
+    EXPECT_TRUE(back.take_keyframe_wanted());  // the first one: RTMP players start at a keyframe
+    std::vector<SeenPacket> video = player.of(RtcMediaKind::kVideo);
+    // Lose the packet after the first IDR's STAP-A (x264's SEI, in the IDR's access unit).
+    ASSERT_EQ(video[0].payload0() & 0x1f, 24);
+    ASSERT_EQ(video[1].timestamp, video[0].timestamp);
+    size_t lost = 1;
+    utime_t now = 1000;
+    for (size_t i = 0; i < video.size(); i++) {
+        now += 20 * kUsPerMs;
+        back.on_timer(now);
+        if (i == lost) continue;
+        RtpHeader h;
+        ASSERT_TRUE(
+            rtp_parse_header(reinterpret_cast<const uint8_t*>(video[i].bytes.data()), video[i].bytes.size(), &h).ok());
+        back.on_rtp(RtcMediaKind::kVideo, reinterpret_cast<const uint8_t*>(video[i].bytes.data()),
+                    video[i].bytes.size(), h, now);
+    }
+    back.on_timer(now + kUsPerSecond);
+    EXPECT_TRUE(back.take_keyframe_wanted());
+    EXPECT_GT(back.counters().video_lost, 0u);
+    // The second GOP (IDR at 400 ms) came through.
+    EXPECT_GE(back.counters().video_frames, 5u);
+    EXPECT_EQ(back.counters().sequence_headers, 1u);
+}
+
+}  // namespace
+}  // namespace srs

@@ -1,0 +1,261 @@
+"""The RTMP <-> WebRTC bridges with real clients on both sides.
+
+RTMP in, WebRTC out (vhost rtc { rtmp_to_rtc on; }): ffmpeg publishes the
+test FLV (H.264 High with B-frames + AAC 44.1 kHz) and WebRTC players play
+it: the independent stack (aiortc, test/rtc_client.py) decodes video and
+Opus, ten of them share one transcoder, a player joining a running stream
+starts at the ring's keyframe, players stay through a republish, and broken
+payloads of one track do not stop the other; Chromium decodes the stream
+with its B-frames.
+
+WebRTC in, RTMP out (rtc_to_rtmp on): aiortc publishes H.264 + Opus and
+ffprobe reads H.264 + AAC over RTMP and HTTP-FLV, with audio and video on
+one timeline.
+
+In CI (CI=true) a missing aiortc or Chromium fails the tests; elsewhere they skip."""
+import json
+import statistics
+import subprocess
+import time
+
+import pytest
+
+from conftest import wait_until
+from media import FFPROBE, Publisher, make_test_flv, probe_streams, wait_for_publish
+from rtc_env import api_get, api_stream, require_aiortc, rtc_clients, start_rtc
+from test_rtc_browser import rtc_browser  # noqa: F401  (the Chromium fixture)
+
+BRIDGE = "    rtmp_to_rtc on;\n    rtc_to_rtmp on;\n    pli_for_rtmp 2;\n"
+HTTP_FLV = "  http_remux {\n    enabled on;\n    mount [vhost]/[app]/[stream].flv;\n  }\n"
+
+
+@pytest.fixture
+def bridge_srs(srs):
+    require_aiortc()
+    return start_rtc(srs, http=True, vhost_extra=BRIDGE, vhost_body=HTTP_FLV)
+
+
+@pytest.fixture
+def rtc():
+    require_aiortc()
+    from rtc_client import Rtc
+    r = Rtc()
+    yield r
+    r.close()
+
+
+@pytest.fixture(scope="module")
+def bframes_flv(tmp_path_factory):
+    """25 fps H.264 High with B-frames (x264's default of 3) and AAC, 2 s GOP."""
+    return make_test_flv(tmp_path_factory.mktemp("bridge") / "bframes.flv", seconds=12)
+
+
+def publish_rtmp(srs, media, stream, extra=None):
+    pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/{stream}", extra=extra)
+    wait_for_publish(srs, f"/live/{stream}")
+    return pub
+
+
+def decoding(player, frames, timeout=10):
+    assert wait_until(lambda: player.frames_decoded >= frames, timeout), \
+        f"the player decoded {player.stats()} in {timeout}s"
+
+
+def probe_av_packets(url, seconds, timeout=30):
+    """[(codec_type, pts_time)] in the order ffprobe reads them."""
+    r = subprocess.run([FFPROBE, "-v", "error", "-show_entries", "packet=codec_type,pts_time", "-of", "csv=p=0",
+                        "-read_intervals", f"%+{seconds}", url], capture_output=True, text=True, timeout=timeout)
+    out = []
+    for line in r.stdout.splitlines():
+        parts = line.split(",")
+        if len(parts) >= 2 and parts[1] not in ("", "N/A"):
+            out.append((parts[0], float(parts[1])))
+    return out
+
+
+def av_offset_ms(packets):
+    """How far the audio timeline sits from the video one, as a player reading
+    the stream sees it: for each video packet, its pts minus the pts of the
+    audio packet read just before it; the median, less the half audio frame
+    that interleaving alone explains."""
+    last_audio = None
+    diffs = []
+    audio_pts = [p for k, p in packets if k == "audio"]
+    frame = statistics.median([b - a for a, b in zip(audio_pts, audio_pts[1:])]) if len(audio_pts) > 2 else 0
+    for kind, pts in packets:
+        if kind == "audio":
+            last_audio = pts
+        elif last_audio is not None:
+            diffs.append(pts - last_audio)
+    assert len(diffs) > 20, packets[:50]
+    return (statistics.median(diffs) - frame / 2) * 1000
+
+
+# ---- RTMP in, WebRTC out ----
+
+def test_rtmp_stream_plays_on_whep(bridge_srs, rtc, bframes_flv):
+    srs = bridge_srs
+    pub = publish_rtmp(srs, bframes_flv, "r1")
+    try:
+        player = rtc.play(srs.api, "live", "r1")
+        decoding(player, 50)
+        assert (player.width, player.height) == (320, 240), player.stats()
+        # Opus made from the AAC, decoded by the player.
+        assert wait_until(lambda: player.audio_frames > 50, 5), player.stats()
+        assert player.seq_gaps() == [], player.stats()
+        assert rtc_clients(srs, "r1", "rtc-play"), rtc_clients(srs)
+        stream = api_stream(srs, "r1")
+        assert stream and stream["publish"]["active"], stream
+        assert "RTC: bridge /live/r1: AAC -> Opus" in srs.log()
+        assert "B-frames" in srs.log()
+    finally:
+        pub.stop()
+
+
+def test_ten_players_share_one_transcoder(bridge_srs, rtc, bframes_flv):
+    srs = bridge_srs
+    pub = publish_rtmp(srs, bframes_flv, "r10")
+    try:
+        players = [rtc.play(srs.api, "live", "r10") for _ in range(10)]
+        for p in players:
+            decoding(p, 25, 15)
+            assert wait_until(lambda: p.audio_frames > 25, 5), p.stats()
+        assert srs.log().count("RTC: bridge /live/r10: AAC -> Opus") == 1, srs.log()[-3000:]
+        assert len(rtc_clients(srs, "r10", "rtc-play")) == 10
+    finally:
+        pub.stop()
+
+
+def test_player_joining_a_running_stream_starts_at_once(bridge_srs, rtc, bframes_flv):
+    srs = bridge_srs
+    pub = publish_rtmp(srs, bframes_flv, "rj")
+    try:
+        first = rtc.play(srs.api, "live", "rj")
+        decoding(first, 25)
+        ttff = []
+        for _ in range(5):
+            time.sleep(0.7)  # join at another point of the 2 s GOP each time
+            p = rtc.play(srs.api, "live", "rj")
+            assert wait_until(lambda: p.first_frame_at is not None, 5), p.stats()
+            ttff.append(p.first_frame_at)
+            p.close()
+        # From the POST of the offer to the first decoded frame, ICE and DTLS included.
+        assert statistics.median(ttff) <= 0.3, ttff
+        assert "starts at the ring's keyframe" in srs.log()
+    finally:
+        pub.stop()
+
+
+def test_players_stay_while_the_rtmp_publisher_returns(bridge_srs, rtc, bframes_flv):
+    srs = bridge_srs
+    pub = publish_rtmp(srs, bframes_flv, "rr")
+    player = rtc.play(srs.api, "live", "rr")
+    decoding(player, 25)
+    pub.stop()
+    time.sleep(1.5)
+    pub = publish_rtmp(srs, bframes_flv, "rr")
+    try:
+        before_video, before_audio = player.frames_decoded, player.audio_frames
+        assert wait_until(lambda: player.frames_decoded > before_video + 50, 10), player.stats()
+        assert player.audio_frames > before_audio + 25, player.stats()
+        assert player.state == "connected"
+        assert (player.width, player.height) == (320, 240)
+    finally:
+        pub.stop()
+
+
+@pytest.mark.parametrize("broken", ["a", "v"])
+def test_a_broken_track_does_not_stop_the_other(bridge_srs, rtc, bframes_flv, broken):
+    """ffmpeg's noise bitstream filter corrupts one track's payloads (not its
+    sequence header): the player keeps getting the other track."""
+    srs = bridge_srs
+    stream = f"rb{broken}"
+    pub = publish_rtmp(srs, bframes_flv, stream, extra=[f"-bsf:{broken}", "noise=amount=20"])
+    try:
+        player = rtc.play(srs.api, "live", stream)
+        if broken == "a":
+            decoding(player, 50, 15)
+        else:
+            assert wait_until(lambda: player.audio_frames > 100, 15), player.stats()
+        time.sleep(1)
+        assert srs.alive()
+        assert player.state == "connected"
+        # And the healthy track keeps flowing.
+        if broken == "a":
+            before = player.frames_decoded
+            assert wait_until(lambda: player.frames_decoded > before + 25, 5), player.stats()
+        else:
+            before = player.audio_frames
+            assert wait_until(lambda: player.audio_frames > before + 25, 5), player.stats()
+    finally:
+        pub.stop()
+
+
+# ---- WebRTC in, RTMP out ----
+
+def test_whip_stream_plays_over_rtmp_and_http_flv(bridge_srs, rtc):
+    srs = bridge_srs
+    rtc.publish(srs.api, "live", "w1")
+    rtmp = f"rtmp://127.0.0.1:{srs.rtmp_port}/live/w1"
+    flv = f"http://127.0.0.1:{srs.http_port}/live/w1.flv"
+    for url in (rtmp, flv):
+        streams = probe_streams(url, timeout=20)
+        assert streams.get("video", {}).get("codec_name") == "h264", (url, streams)
+        assert (streams["video"]["width"], streams["video"]["height"]) == (320, 240), streams
+        assert streams.get("audio", {}).get("codec_name") == "aac", (url, streams)
+        assert int(streams["audio"]["sample_rate"]) == 48000, streams
+    packets = probe_av_packets(rtmp, 5)
+    video = [p for k, p in packets if k == "video"]
+    audio = [p for k, p in packets if k == "audio"]
+    assert video and audio, packets[:20]
+    assert video[-1] - video[0] >= 3.5, (video[0], video[-1])
+    assert audio[-1] - audio[0] >= 3.5, (audio[0], audio[-1])
+    # Timestamps never go back per track.
+    assert all(b >= a for a, b in zip(audio, audio[1:]))
+    offset = av_offset_ms(packets)
+    print(f"A/V offset over RTMP: {offset:.1f} ms")
+    assert abs(offset) <= 40, offset
+    stream = api_stream(srs, "w1")
+    assert stream["video"]["codec"] == "H264" and stream["audio"]["codec"] == "AAC", stream
+
+
+def test_rtmp_players_join_with_a_keyframe(bridge_srs, rtc):
+    """pli_for_rtmp 2: a player joining seconds after the publisher gets a GOP
+    that starts with a keyframe (aiortc makes keyframes only when asked)."""
+    srs = bridge_srs
+    pub = rtc.publish(srs.api, "live", "w2")
+    time.sleep(4)
+    r = subprocess.run([FFPROBE, "-v", "error", "-select_streams", "v", "-show_entries", "packet=flags",
+                        "-of", "csv=p=0", "-read_intervals", "%+2", f"rtmp://127.0.0.1:{srs.rtmp_port}/live/w2"],
+                       capture_output=True, text=True, timeout=20)
+    flags = [line.strip() for line in r.stdout.splitlines() if line.strip()]
+    assert flags and flags[0].startswith("K"), flags[:5]
+    assert pub.state == "connected"
+
+
+# ---- Chromium ----
+
+def test_chromium_decodes_an_rtmp_stream_with_bframes(bridge_srs, rtc_browser, bframes_flv):
+    """x264's B-frames go to the browser in decoding order with presentation
+    timestamps: Chromium decodes all of them (25 fps: >= 240 frames in 10 s)."""
+    from test_rtc_browser import page_state, require_pages, wait_page
+    require_pages()
+    srs = bridge_srs
+    pub = publish_rtmp(srs, bframes_flv, "rc")
+    try:
+        q = f"app=live&stream=rc&api=127.0.0.1:{srs.api_port}&autostart=true"
+        rtc_browser.navigate(f"http://127.0.0.1:{srs.http_port}/players/whep.html?{q}")
+        first = wait_page(rtc_browser, lambda s: s["stats"] and s["stats"]["framesDecoded"] > 10, 20,
+                          "Chromium did not decode the RTMP stream")
+        time.sleep(10)
+        last = page_state(rtc_browser)
+        decoded = last["stats"]["framesDecoded"] - first["stats"]["framesDecoded"]
+        print(f"Chromium decoded {decoded} frames in 10 s; {last['stats']}")
+        assert decoded >= 240, last
+        assert [last["stats"]["frameWidth"], last["stats"]["frameHeight"]] == [320, 240], last
+        assert last["stats"]["audioPacketsReceived"] > 250, last
+        assert "h264" in (last["stats"]["videoCodec"] or "").lower(), last
+    finally:
+        rtc_browser.run("window.rtcStop && window.rtcStop();")
+        rtc_browser.navigate("about:blank")
+        pub.stop()
