@@ -150,21 +150,30 @@ void LiveToRtcBridge::on_video(const LiveMessage& msg) {
     }
     if (info.command || info.end_of_sequence || info.size == 0 || info.codec != video_codec_) return;
     if (info.packet_type != kVideoCodedFrames && info.packet_type != kVideoCodedFramesX) return;
-    counters_.video_frames++;
-    // A B-frame nothing references: players that negotiated a profile with
-    // B-frames get it (in decoding order, at its presentation time); the
-    // others skip it (the flag on its packets), and keep_bframe sends it to all.
+    // B-frames. Browsers decode a WebRTC frame as it arrives and want a
+    // picture back for each: Chromium's H.264 decoder holds a B-frame's
+    // reordering back, fails the frame and waits for a keyframe, so a stream
+    // with B-frames plays as keyframes only. They are dropped (and the log
+    // says so once) unless keep_bframe; the P-frames do not reference them.
+    // With keep_bframe, a player that negotiated Baseline still skips the
+    // ones nothing references (flagged on their packets).
     frame_disposable_ = false;
-    if (info.codec == VideoCodec::kH264 && info.composition_time != 0 &&
-        h264_frame_is_disposable(info.data, info.size, nalu_length_size_)) {
+    if (info.codec == VideoCodec::kH264 && h264_frame_has_b_slice(info.data, info.size, nalu_length_size_)) {
         counters_.bframes++;
-        frame_disposable_ = !vhost_.keep_bframe;
         if (!bframe_logged_) {
             bframe_logged_ = true;
-            srs_trace("RTC: bridge %s: the stream has B-frames: sent to WebRTC players whose H.264 profile has them%s",
-                      live_->url().c_str(), vhost_.keep_bframe ? " (keep_bframe: to every player)" : "");
+            srs_trace("RTC: bridge %s: the stream has B-frames: %s", live_->url().c_str(),
+                      vhost_.keep_bframe ? "sent to WebRTC players (keep_bframe on)"
+                                         : "dropped for WebRTC players (browsers cannot decode them over WebRTC; "
+                                           "keep_bframe on sends them)");
         }
+        if (!vhost_.keep_bframe) {
+            counters_.bframes_dropped++;
+            return;
+        }
+        frame_disposable_ = h264_frame_is_disposable(info.data, info.size, nalu_length_size_);
     }
+    counters_.video_frames++;
     // RTP carries the presentation time: decode time plus composition offset.
     int64_t pts = static_cast<int64_t>(msg.timestamp()) + info.composition_time;
     if (pts < 0) pts = 0;

@@ -41,7 +41,7 @@ class LiveToRtcBridge : public LiveSourceBridge, public RtcPublisherControl, pri
     void request_keyframe(utime_t now) override;
 
     struct Counters {
-        uint64_t video_frames = 0, video_packets = 0, bframes = 0, video_errors = 0;
+        uint64_t video_frames = 0, video_packets = 0, bframes = 0, bframes_dropped = 0, video_errors = 0;
         uint64_t audio_frames_in = 0, audio_packets = 0, audio_errors = 0, transcoder_starts = 0;
         uint64_t keyframe_requests = 0;
     };

@@ -1,8 +1,11 @@
 #include "kernel/rtp/rtp_h264.hpp"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "core/bytes.hpp"
+#include "kernel/codec/bit_reader.hpp"
 
 namespace srs {
 
@@ -127,6 +130,32 @@ bool h264_frame_is_disposable(const uint8_t* data, size_t n, int nalu_length_siz
         pos += len;
     }
     return slice;
+}
+
+bool h264_frame_has_b_slice(const uint8_t* data, size_t n, int nalu_length_size) {
+    if (nalu_length_size < 1 || nalu_length_size > 4) return false;
+    size_t ls = static_cast<size_t>(nalu_length_size);
+    size_t pos = 0;
+    while (pos < n) {
+        if (n - pos < ls) return false;
+        size_t len = 0;
+        for (size_t i = 0; i < ls; ++i) len = len << 8 | data[pos + i];
+        pos += ls;
+        if (len == 0 || len > n - pos) return false;
+        uint8_t type = nalu_type(data + pos);
+        if (type == kH264NaluSlice || type == kH264NaluIdr) {
+            // slice_header(): first_mb_in_slice ue(v), slice_type ue(v); both
+            // fit in the first bytes (emulation prevention removed first).
+            std::vector<uint8_t> rbsp;
+            nal_to_rbsp(data + pos + 1, std::min<size_t>(len - 1, 16), &rbsp);
+            BitReader r(rbsp.data(), rbsp.size());
+            uint32_t first_mb = 0, slice_type = 0;
+            if (!r.read_ue(&first_mb) || !r.read_ue(&slice_type)) return false;
+            return slice_type % 5 == 1;  // B (1) or B-only picture (6)
+        }
+        pos += len;
+    }
+    return false;
 }
 
 // ---- depacketizer ----

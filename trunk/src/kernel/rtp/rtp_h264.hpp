@@ -81,6 +81,8 @@ class H264Packetizer {
 // Any non-reference frame passes the test (a non-reference P-frame is as safe to drop). False for a frame
 // without slices or a malformed one.
 bool h264_frame_is_disposable(const uint8_t* nalus, size_t n, int nalu_length_size);
+// Whether an AVCC access unit is a B picture (the slice_type of its first slice is B).
+bool h264_frame_has_b_slice(const uint8_t* nalus, size_t n, int nalu_length_size);
 
 // One access unit rebuilt from RTP.
 struct H264Frame {

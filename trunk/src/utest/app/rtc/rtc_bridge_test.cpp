@@ -14,6 +14,7 @@
 #include "app/rtc/rtc_source.hpp"
 #include "core/bytes.hpp"
 #include "kernel/rtp/rtp.hpp"
+#include "kernel/rtp/rtp_h264.hpp"
 #include "utest/app/rtc/bridge_test_media.hpp"
 
 namespace srs {
@@ -59,8 +60,9 @@ struct BridgeFixture {
     RtcVhostOptions vhost;
     RtcServerOptions server;
     std::unique_ptr<LiveToRtcBridge> bridge;
-    BridgeFixture() {
+    explicit BridgeFixture(bool keep_bframe = false) {
         vhost.enabled = vhost.rtmp_to_rtc = true;
+        vhost.keep_bframe = keep_bframe;
         bridge.reset(new LiveToRtcBridge(&live, rtc, &manager, vhost, server));
     }
     void feed(size_t from = 0, size_t to = bridge_media::kTagCount) {
@@ -87,8 +89,8 @@ TEST(LiveToRtcBridge, PacketizesH264OnceWithParameterSetsBeforeEachIdr) {
     f.rtc->add_player(&player);
     f.feed();
     std::vector<SeenPacket> video = player.of(RtcMediaKind::kVideo);
-    // 15 frames, two STAP-As, x264's SEI apart.
-    ASSERT_GE(video.size(), 18u);
+    // The 7 I and P frames of the 15, two STAP-As, x264's SEI apart.
+    ASSERT_EQ(video.size(), 10u);
     EXPECT_EQ(f.rtc->track(RtcMediaKind::kVideo).codec().name, "H264");
     // High profile from the SPS: what players negotiate.
     EXPECT_NE(f.rtc->track(RtcMediaKind::kVideo).codec().fmtp.find("profile-level-id=64"), std::string::npos);
@@ -106,14 +108,61 @@ TEST(LiveToRtcBridge, PacketizesH264OnceWithParameterSetsBeforeEachIdr) {
     }
     EXPECT_EQ(stap, 2);  // one per IDR (0 and 400 ms)
     EXPECT_EQ(static_cast<uint64_t>(markers), f.bridge->counters().video_frames);
-    // Presentation timestamps on 90 kHz: B-frames make them go back in decoding order.
+    // B-frames are not sent (browsers cannot decode them over WebRTC): the
+    // presentation timestamps of what is sent only go forward.
+    EXPECT_GT(f.bridge->counters().bframes_dropped, 0u);
+    EXPECT_EQ(f.bridge->counters().bframes, f.bridge->counters().bframes_dropped);
+    EXPECT_EQ(f.bridge->counters().video_frames + f.bridge->counters().bframes_dropped, 15u);
+    for (size_t i = 1; i < video.size(); i++) {
+        EXPECT_GE(static_cast<int32_t>(video[i].timestamp - video[i - 1].timestamp), 0) << i;
+    }
+    EXPECT_EQ(f.bridge->counters().video_errors, 0u);
+    f.rtc->remove_player(&player);
+}
+
+// The stream's picture types (ffprobe -show_frames): B at these decode times.
+TEST(LiveToRtcBridge, FindsTheBFramesOfARealStream) {
+    const std::vector<uint32_t> b_at = {80, 120, 200, 240, 320, 360, 480, 520};
+    int frames = 0;
+    for (size_t i = 0; i < bridge_media::kTagCount; i++) {
+        const bridge_media::Tag& t = bridge_media::kTags[i];
+        VideoPacketInfo vi;
+        if (t.type != 9 || !parse_video_packet(t.body, t.size, &vi).ok() || vi.packet_type != kVideoCodedFrames) continue;
+        frames++;
+        bool want = std::find(b_at.begin(), b_at.end(), t.timestamp) != b_at.end();
+        EXPECT_EQ(h264_frame_has_b_slice(vi.data, vi.size, 4), want) << "frame at " << t.timestamp;
+    }
+    EXPECT_EQ(frames, 15);
+    // Broken input is not a B-frame: a length past the end, a bare NAL header.
+    const uint8_t cut[] = {0, 0, 0, 9, 0x01, 0x9e};
+    EXPECT_FALSE(h264_frame_has_b_slice(cut, sizeof(cut), 4));
+    const uint8_t bare[] = {0, 0, 0, 1, 0x01};
+    EXPECT_FALSE(h264_frame_has_b_slice(bare, sizeof(bare), 4));
+}
+
+TEST(LiveToRtcBridge, KeepBframeSendsThemAtTheirPresentationTime) {
+    BridgeFixture f(true);
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    f.feed();
+    std::vector<SeenPacket> video = player.of(RtcMediaKind::kVideo);
+    EXPECT_EQ(f.bridge->counters().video_frames, 15u);
+    EXPECT_GT(f.bridge->counters().bframes, 0u);
+    EXPECT_EQ(f.bridge->counters().bframes_dropped, 0u);
+    // In decoding order, presentation timestamps go back at each B-frame;
+    // the ones nothing references are flagged for Baseline players to skip.
     bool back = false;
     for (size_t i = 1; i < video.size(); i++) {
         back = back || static_cast<int32_t>(video[i].timestamp - video[i - 1].timestamp) < 0;
     }
     EXPECT_TRUE(back);
-    EXPECT_GT(f.bridge->counters().bframes, 0u);
-    EXPECT_EQ(f.bridge->counters().video_errors, 0u);
+    bool disposable = false;
+    for (uint16_t s = video.front().seq; s != static_cast<uint16_t>(video.back().seq + 1); s++) {
+        const RtcPacket* p = f.rtc->track(RtcMediaKind::kVideo).find(s);
+        ASSERT_NE(p, nullptr);
+        disposable = disposable || p->disposable;
+    }
+    EXPECT_TRUE(disposable);
     f.rtc->remove_player(&player);
 }
 
@@ -158,8 +207,8 @@ TEST(LiveToRtcBridge, BrokenAudioDoesNotStopVideo) {
         }
     }
     EXPECT_GT(f.bridge->counters().audio_errors, 0u);
-    EXPECT_EQ(f.bridge->counters().video_frames, 15u);
-    EXPECT_GE(player.of(RtcMediaKind::kVideo).size(), 18u);
+    EXPECT_EQ(f.bridge->counters().video_frames + f.bridge->counters().bframes_dropped, 15u);
+    EXPECT_EQ(player.of(RtcMediaKind::kVideo).size(), 10u);
 }
 
 TEST(LiveToRtcBridge, JoiningPlayerStartsAtTheRingsKeyframe) {
@@ -212,7 +261,7 @@ uint64_t ntp_of_ms(int64_t ms) {
 }
 
 TEST(RtcToLiveBridge, RebuildsTheStreamFromItsPackets) {
-    BridgeFixture f;
+    BridgeFixture f(true);  // every frame, B-frames too
     RecordingPlayer player;
     f.rtc->add_player(&player);
     f.feed();
@@ -295,7 +344,7 @@ TEST(RtcToLiveBridge, RebuildsTheStreamFromItsPackets) {
 }
 
 TEST(RtcToLiveBridge, LostFragmentDropsTheFrameAndAsksForAKeyframe) {
-    BridgeFixture f;
+    BridgeFixture f(true);
     RecordingPlayer player;
     f.rtc->add_player(&player);
     f.feed();
