@@ -291,21 +291,22 @@ class Publisher(Peer):
     share of outgoing RTP dropped before SRTP, evenly spread, so that the
     server must NACK and the player must still see every packet."""
 
-    def __init__(self, rtc, api, app, stream, via="whip", drop=0.0, size=(320, 240), fps=25, audio=True):
+    def __init__(self, rtc, api, app, stream, via="whip", drop=0.0, size=(320, 240), fps=25, audio=True,
+                 video_track=None, audio_track=None):
         super().__init__(rtc, api, app, stream, via)
         self.drop = drop
-        self.video = PatternTrack(size[0], size[1], fps)
+        self.video = video_track or PatternTrack(size[0], size[1], fps)
         self.rtp_sent = 0
         self.rtp_dropped = 0
         self.nacks = 0
         t = self.pc.addTransceiver(self.video, direction="sendonly")
         prefer_h264(t)
         if audio:
-            self.pc.addTransceiver(AudioStreamTrack(), direction="sendonly")
+            self.pc.addTransceiver(audio_track or AudioStreamTrack(), direction="sendonly")
 
     @property
     def frames_sent(self):
-        return self.video.frames_sent
+        return getattr(self.video, "frames_sent", 0)
 
     def _install_loss(self):
         dtls = self._dtls()

@@ -293,6 +293,12 @@ def test_whip_page_stream_plays_over_http_flv(srs, browser):
     got = probe_streams(f"http://127.0.0.1:{srs.http_port}/live/e1.flv", timeout=15)
     assert got.get("video", {}).get("codec_name") == "h264", got
     assert got.get("audio", {}).get("codec_name") == "aac", got
+    # Over RTMP too, for seconds of both tracks (test_rtc_bridge.py measures their sync).
+    from test_rtc_bridge import probe_av_packets
+    packets = probe_av_packets(f"rtmp://127.0.0.1:{srs.rtmp_port}/live/e1", 360)
+    video = [p for k, p in packets if k == "video"]
+    audio = [p for k, p in packets if k == "audio"]
+    assert video and audio and video[-1] - video[0] >= 3 and audio[-1] - audio[0] >= 3, packets[:20]
 
 
 def test_rtc_pages_take_srs_url_parameters(web, browser):

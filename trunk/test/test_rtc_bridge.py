@@ -74,22 +74,102 @@ def probe_av_packets(url, count, timeout=30):
     return out
 
 
-def av_offset_ms(packets):
-    """How far the audio timeline sits from the video one, as a player reading
-    the stream sees it: for each video packet, its pts minus the pts of the
-    audio packet read just before it; the median, less the half audio frame
-    that interleaving alone explains."""
-    last_audio = None
-    diffs = []
-    audio_pts = [p for k, p in packets if k == "audio"]
-    frame = statistics.median([b - a for a, b in zip(audio_pts, audio_pts[1:])]) if len(audio_pts) > 2 else 0
-    for kind, pts in packets:
-        if kind == "audio":
-            last_audio = pts
-        elif last_audio is not None:
-            diffs.append(pts - last_audio)
-    assert len(diffs) > 20, packets[:50]
-    return (statistics.median(diffs) - frame / 2) * 1000
+def sync_marked_tracks():
+    """A video and an audio track on one clock: every second a white frame
+    (else black) and a 100 ms 1 kHz beep (else silence) start together, so
+    the A/V offset of a recording is when the beep starts minus when the
+    white frame shows."""
+    import asyncio
+    import fractions
+    import math
+    from array import array
+
+    import av
+    from aiortc import MediaStreamTrack
+
+    clock = {}
+
+    def start():
+        return clock.setdefault("t0", time.monotonic())
+
+    class Flash(MediaStreamTrack):
+        kind = "video"
+
+        def __init__(self):
+            super().__init__()
+            self.frames_sent = 0
+
+        async def recv(self):
+            t0, n = start(), self.frames_sent
+            self.frames_sent += 1
+            wait = t0 + n / 25 - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            frame = av.VideoFrame(160, 120, "yuv420p")
+            luma = 235 if n % 25 == 0 else 16
+            for i, plane in enumerate(frame.planes):
+                plane.update(bytes([luma if i == 0 else 128]) * (plane.line_size * plane.height))
+            frame.pts, frame.time_base = n * 3600, fractions.Fraction(1, 90000)
+            return frame
+
+    class Beep(MediaStreamTrack):
+        kind = "audio"
+
+        def __init__(self):
+            super().__init__()
+            self.samples = 0
+
+        async def recv(self):
+            t0, first = start(), self.samples
+            self.samples += 960
+            wait = t0 + first / 48000 - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            pcm = array("h", (int(12000 * math.sin(2 * math.pi * 1000 * t / 48000)) if t % 48000 < 4800 else 0
+                              for t in range(first, first + 960)))
+            frame = av.AudioFrame(format="s16", layout="mono", samples=960)
+            frame.planes[0].update(pcm.tobytes())
+            frame.sample_rate, frame.pts, frame.time_base = 48000, first, fractions.Fraction(1, 48000)
+            return frame
+
+    return Flash(), Beep()
+
+
+def measure_sync_offset_ms(path):
+    """Median of (beep onset - white frame) over the marks of a recording, in ms."""
+    from array import array
+
+    import av
+    flashes, beeps = [], []
+    with av.open(str(path)) as c:
+        dark = True
+        for frame in c.decode(video=0):
+            plane = bytes(frame.planes[0])
+            bright = sum(plane[::7]) / len(plane[::7]) > 128
+            if bright and dark:
+                flashes.append(frame.time)
+            dark = not bright
+    with av.open(str(path)) as c:
+        silent = True
+        for frame in c.decode(audio=0):
+            samples = array("f", bytes(frame.planes[0]))  # fltp: the first channel
+            for i, x in enumerate(samples):
+                loud = abs(x) > 0.05
+                if loud and silent:
+                    beeps.append(frame.time + i / frame.sample_rate)
+                    silent = False
+                    break
+            else:
+                silent = True
+            if not silent and max(abs(x) for x in samples) < 0.01:
+                silent = True
+    offsets = []
+    for f in flashes:
+        near = min(beeps, key=lambda b: abs(b - f), default=None)
+        if near is not None and abs(near - f) < 0.5:
+            offsets.append((near - f) * 1000)
+    assert len(offsets) >= 3, (flashes, beeps)
+    return statistics.median(offsets)
 
 
 # ---- RTMP in, WebRTC out ----
@@ -213,11 +293,25 @@ def test_whip_stream_plays_over_rtmp_and_http_flv(bridge_srs, rtc):
     assert audio[-1] - audio[0] >= 3.5, (audio[0], audio[-1])
     # Timestamps never go back per track.
     assert all(b >= a for a, b in zip(audio, audio[1:]))
-    offset = av_offset_ms(packets)
-    print(f"A/V offset over RTMP: {offset:.1f} ms")
-    assert abs(offset) <= 40, offset
     stream = api_stream(srs, "w1")
     assert stream["video"]["codec"] == "H264" and stream["audio"]["codec"] == "AAC", stream
+
+
+def test_whip_stream_is_in_sync_over_rtmp(bridge_srs, rtc, tmp_path):
+    """A publisher whose white frames and beeps start together: in a recording
+    of the RTMP stream they still do (the two tracks put on one timeline from
+    the RTCP sender reports), within 40 ms."""
+    srs = bridge_srs
+    video, audio = sync_marked_tracks()
+    rtc.publish(srs.api, "live", "sync", video_track=video, audio_track=audio)
+    time.sleep(2)  # sender reports of both tracks
+    out = tmp_path / "sync.flv"
+    subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-i",
+                    f"rtmp://127.0.0.1:{srs.rtmp_port}/live/sync", "-t", "6", "-c", "copy", str(out)],
+                   check=True, timeout=30)
+    offset = measure_sync_offset_ms(out)
+    print(f"A/V offset (beep - flash) over RTMP: {offset:.1f} ms")
+    assert abs(offset) <= 40, offset
 
 
 def test_rtmp_players_join_with_a_keyframe(bridge_srs, rtc):

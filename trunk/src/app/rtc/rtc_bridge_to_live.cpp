@@ -1,5 +1,6 @@
 #include "app/rtc/rtc_bridge_to_live.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "app/live/live_source.hpp"
@@ -255,7 +256,10 @@ void RtcToLiveBridge::on_audio_packet(const uint8_t* data, size_t size) {
         err.ignore();
     }
     for (const AudioTranscodedFrame& f : aac_) {
-        uint32_t ts = static_cast<uint32_t>(f.pts * 1000 / 48000);
+        // The encoder's priming samples come first: a frame's sound is that
+        // much older than its pts says (1024 samples, 21 ms, for AAC).
+        int64_t pts = std::max<int64_t>(0, f.pts - transcoder_->delay_samples());
+        uint32_t ts = static_cast<uint32_t>(pts * 1000 / transcoder_->output_sample_rate());
         if (!sent_audio_header_) {
             if (Error err = live_->on_audio(ts, aac_tag(0, transcoder_->output_config())); err.failed()) {
                 err.ignore();

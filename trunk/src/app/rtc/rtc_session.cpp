@@ -245,6 +245,7 @@ void RtcSession::publisher_timer(utime_t now) {
 }
 
 void RtcSession::player_timer(utime_t now) {
+    if (catching_up_) catch_up();
     if (waiting_keyframe_ && params_.video.present && source_->has_publisher() &&
         (keyframe_asked_ < 0 || now - keyframe_asked_ >= kKeyframeRetry)) {
         keyframe_asked_ = now;
@@ -433,6 +434,7 @@ void RtcSession::on_source_packet(RtcMediaKind kind, const RtcPacket& packet, ut
     if (!connected_ || dead_) return;
     check_codecs();
     if (!codec_ok_[kind_index(kind)]) return;
+    if (kind == RtcMediaKind::kVideo && catching_up_) return;  // the ring has it: catch_up() sends it in turn
     if (kind == RtcMediaKind::kVideo && waiting_keyframe_) {
         if (!packet.keyframe) return;
         waiting_keyframe_ = false;
@@ -461,13 +463,27 @@ bool RtcSession::start_from_ring() {
     if (!connected_ || dead_ || !waiting_keyframe_ || !source_->has_publisher()) return false;
     check_codecs();
     if (!codec_ok_[1]) return false;
-    std::vector<const RtcPacket*> packets;
-    source_->track(RtcMediaKind::kVideo).since_keyframe(&packets);
-    if (packets.empty()) return false;
+    uint16_t first = 0;
+    if (!source_->track(RtcMediaKind::kVideo).keyframe_start(&first)) return false;
     waiting_keyframe_ = false;
-    for (const RtcPacket* p : packets) send_media(RtcMediaKind::kVideo, *p, false);
-    srs_trace("RTC: session %s starts at the ring's keyframe (%zu packets)", cid_.c_str(), packets.size());
+    catching_up_ = true;
+    catchup_next_ = first;
+    srs_trace("RTC: session %s starts at the ring's keyframe (%u packets behind)", cid_.c_str(),
+              static_cast<uint16_t>(source_->track(RtcMediaKind::kVideo).last_seq() - first) + 1u);
+    catch_up();
     return true;
+}
+
+void RtcSession::catch_up() {
+    // A GOP sent at once overflows a receiver's socket buffer (a 2 s GOP is
+    // ~100 packets): kCatchupPerTick per timer tick, then live.
+    const RtcTrack& t = source_->track(RtcMediaKind::kVideo);
+    for (int n = 0; n < kCatchupPerTick; n++) {
+        if (seq_newer(catchup_next_, t.last_seq())) break;
+        if (const RtcPacket* p = t.find(catchup_next_)) send_media(RtcMediaKind::kVideo, *p, false);
+        catchup_next_++;
+    }
+    if (seq_newer(catchup_next_, t.last_seq())) catching_up_ = false;
 }
 
 void RtcSession::send_media(RtcMediaKind kind, const RtcPacket& packet, bool retransmit) {
@@ -510,6 +526,7 @@ void RtcSession::send_media(RtcMediaKind kind, const RtcPacket& packet, bool ret
 }
 
 void RtcSession::on_source_unpublish() {
+    catching_up_ = false;
     // The next publisher starts with a keyframe for us too.
     waiting_keyframe_ = true;
     keyframe_asked_ = -1;

@@ -172,6 +172,7 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     // Player waiting for a keyframe: sends the ring's packets from its latest
     // keyframe, if it still holds one (true then).
     bool start_from_ring();
+    void catch_up();
     const RtcSessionTrack& track(RtcMediaKind k) const { return k == RtcMediaKind::kAudio ? params_.audio : params_.video; }
 
     std::string cid_;
@@ -220,6 +221,10 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     utime_t retransmit_window_ = 0;  // start of the current second of retransmissions
     // A Baseline player of a stream with B-frames: they are skipped and its
     // video renumbered (sent_seq_ maps its numbers back for NACKs).
+    // Starting from the ring: the next packet to send, paced per timer tick.
+    static constexpr int kCatchupPerTick = 40;
+    bool catching_up_ = false;
+    uint16_t catchup_next_ = 0;
     bool skip_bframes_ = false;
     bool bframes_logged_ = false;
     uint16_t skipped_ = 0;

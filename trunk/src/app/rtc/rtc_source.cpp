@@ -140,6 +140,13 @@ const RtcPacket* RtcTrack::store(const uint8_t* data, size_t size, const RtpHead
     return &slot;
 }
 
+bool RtcTrack::keyframe_start(uint16_t* seq) const {
+    if (!has_keyframe_ || !find(keyframe_seq_)) return false;
+    if (static_cast<uint16_t>(last_seq_ - keyframe_seq_) >= capacity_) return false;
+    *seq = keyframe_seq_;
+    return true;
+}
+
 void RtcTrack::since_keyframe(std::vector<const RtcPacket*>* out) const {
     out->clear();
     if (!has_keyframe_ || !find(keyframe_seq_)) return;

@@ -92,6 +92,10 @@ class RtcTrack {
     // that keyframe is still in the ring (a joining player starts with them
     // instead of waiting for the next keyframe). Empty otherwise.
     void since_keyframe(std::vector<const RtcPacket*>* out) const;
+    // The first packet of that keyframe, while the ring holds it.
+    bool keyframe_start(uint16_t* seq) const;
+    // The newest packet's sequence number (players' numbering).
+    uint16_t last_seq() const { return last_seq_; }
 
   private:
     RtcMediaKind kind_;
