@@ -21,6 +21,7 @@
 #include "core/log.hpp"
 #include "core/version.hpp"
 #include "io/runtime.hpp"
+#include "main/libav_log.hpp"
 #include "main/profiling.hpp"
 
 namespace srs {
@@ -141,6 +142,7 @@ int run(const Options& opts) {
         return 1;
     }
     install_sanitizer_log();
+    install_libav_log();
 
     bool daemon = config->get(keys::daemon) && !opts.env_only;
     if (daemon && config->get(keys::disable_daemon_for_docker) && in_docker()) {

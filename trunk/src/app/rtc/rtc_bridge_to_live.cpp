@@ -118,7 +118,7 @@ bool RtcToLiveBridge::ready() const {
     return audio_.present || video_.present;
 }
 
-bool RtcToLiveBridge::timeline_ms(RtcMediaKind kind, uint32_t rtp_timestamp, int64_t* ms) const {
+bool RtcToLiveBridge::timeline_ms(RtcMediaKind kind, uint32_t rtp_timestamp, int64_t* ms) {
     const Track& t = track(kind);
     if (!t.present || !ready() || t.clock_rate == 0) return false;
     int64_t us;
@@ -131,7 +131,7 @@ bool RtcToLiveBridge::timeline_ms(RtcMediaKind kind, uint32_t rtp_timestamp, int
         us = t.sr_ntp_us + static_cast<int64_t>(d) * 1000000 / t.clock_rate;
     }
     if (!has_base_) {
-        const_cast<RtcToLiveBridge*>(this)->has_base_ = true;
+        has_base_ = true;
         base_us_ = us - kTimelineLeadUs;
     }
     int64_t rel = us - base_us_;

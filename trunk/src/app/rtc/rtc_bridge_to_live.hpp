@@ -56,9 +56,6 @@ class RtcToLiveBridge {
         uint64_t waiting_sr_dropped = 0, pli = 0;
     };
     const Counters& counters() const { return counters_; }
-    // Milliseconds on the output timeline for an RTP timestamp of the track,
-    // or false while the track cannot be timed yet.
-    bool timeline_ms(RtcMediaKind kind, uint32_t rtp_timestamp, int64_t* ms) const;
 
   private:
     struct Track {
@@ -80,6 +77,9 @@ class RtcToLiveBridge {
     void emit_video(const H264Frame& frame);
     void want_keyframe();
     bool ready() const;  // every present track can be timed
+    // Milliseconds on the output timeline for an RTP timestamp of the track
+    // (the first call sets its origin), or false while it cannot be timed yet.
+    bool timeline_ms(RtcMediaKind kind, uint32_t rtp_timestamp, int64_t* ms);
 
     std::string cid_;
     LiveSource* live_;
@@ -91,7 +91,7 @@ class RtcToLiveBridge {
     bool arrival_timing_ = false;  // no SR came in time
     utime_t started_at_ = -1;
     bool has_base_ = false;
-    mutable int64_t base_us_ = 0;
+    int64_t base_us_ = 0;
     utime_t next_pli_ = 0;
     utime_t now_ = 0;
     utime_t last_loss_pli_ = -1;

@@ -386,3 +386,62 @@ TEST(RtcToLiveBridge, LostFragmentDropsTheFrameAndAsksForAKeyframe) {
 
 }  // namespace
 }  // namespace srs
+
+namespace srs {
+namespace {
+
+// Enhanced RTMP H.265 (x265's VPS/SPS/PPS): the bridge packetizes it for
+// players that negotiate H.265, parameter sets as one AP before the IRAP.
+std::string unhex(const char* hex) {
+    std::string out;
+    for (const char* p = hex; p[0] && p[1]; p += 2) {
+        auto v = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
+        out.push_back(static_cast<char>(v(p[0]) << 4 | v(p[1])));
+    }
+    return out;
+}
+
+TEST(LiveToRtcBridge, EnhancedRtmpH265GoesOutAsRfc7798) {
+    const std::string vps = unhex("40010c01ffff01600000030090000003000003003c959809");
+    const std::string sps =
+        unhex("42010101600000030090000003000003003ca00a080f165959a4932bc05a020000030002000003003210");
+    const std::string pps = unhex("4401c172b46240");
+    std::string hvcc = unhex("010160000000900000000000" "3cf000fcfdf8f800000f03");
+    for (auto [type, nalu] : {std::pair<int, std::string>{32, vps}, {33, sps}, {34, pps}}) {
+        hvcc.push_back(static_cast<char>(0x80 | type));
+        hvcc += unhex("0001");
+        hvcc.push_back(static_cast<char>(nalu.size() >> 8));
+        hvcc.push_back(static_cast<char>(nalu.size()));
+        hvcc += nalu;
+    }
+    BridgeFixture f;
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    // E-RTMP: IsExHeader | frame type 1 | SequenceStart, 'hvc1', the record.
+    std::string header = std::string("\x90hvc1", 5) + hvcc;
+    f.bridge->on_live_message(LiveMessagePtr(LiveMessage::create(
+        LiveMessageKind::kVideo, 0, SharedBytes::copy_of(header.data(), header.size()))));
+    EXPECT_EQ(f.rtc->track(RtcMediaKind::kVideo).codec().name, "H265");
+    // A 3000-byte IDR_W_RADL (type 19) as CodedFramesX (no composition time).
+    std::string idr(3000, '\x5a');
+    idr[0] = static_cast<char>(19 << 1);
+    idr[1] = 1;
+    std::string frame = std::string("\x93hvc1", 5);
+    for (int i = 3; i >= 0; i--) frame.push_back(static_cast<char>(idr.size() >> (8 * i)));
+    frame += idr;
+    f.bridge->on_live_message(LiveMessagePtr(LiveMessage::create(
+        LiveMessageKind::kVideo, 40, SharedBytes::copy_of(frame.data(), frame.size()))));
+    std::vector<SeenPacket> video = player.of(RtcMediaKind::kVideo);
+    ASSERT_GE(video.size(), 4u);  // the AP, then three FU fragments
+    EXPECT_EQ((video[0].payload0() >> 1) & 0x3f, 48);
+    EXPECT_TRUE(video[0].keyframe);
+    EXPECT_EQ((video[1].payload0() >> 1) & 0x3f, 49);
+    EXPECT_TRUE(video[1].keyframe);  // the FU's start of an IRAP
+    EXPECT_TRUE(video.back().marker);
+    for (const SeenPacket& p : video) EXPECT_EQ(p.timestamp, 40u * 90);
+    EXPECT_EQ(f.bridge->counters().video_errors, 0u);
+    f.rtc->remove_player(&player);
+}
+
+}  // namespace
+}  // namespace srs
