@@ -22,7 +22,6 @@ process stopped by PID. Prints a markdown table (also written to --out).
 import argparse
 import json
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,44 +31,19 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TRUNK = HERE.parents[1]
 sys.path.insert(0, str(HERE))
-from rtc_play_bench import api_get, free_port, make_media, rtc_clients, wait_until  # noqa: E402
+import rtc_play_bench  # noqa: E402
+from rtc_play_bench import api_get, make_media, rtc_clients, wait_until  # noqa: E402
 from rtmp_play_bench import proc_cpu_seconds, proc_rss_kb, stop  # noqa: E402
 
 
-class Server:
-    def __init__(self, srs, workdir):
-        self.workdir = workdir
-        self.rtmp = free_port()
-        self.api = free_port()
-        self.rtc = free_port(socket.SOCK_DGRAM)
-        self.log = workdir / "srs.log"
-        conf = workdir / "bridge.conf"
-        conf.write_text(
-            f"listen {self.rtmp};\nmax_connections 5000;\ndaemon off;\nsrs_log_tank file;\n"
-            f"srs_log_file {self.log};\npid {workdir / 'srs.pid'};\n"
-            f"http_api {{\n  enabled on;\n  listen {self.api};\n}}\n"
-            f"rtc_server {{\n  enabled on;\n  listen {self.rtc};\n  candidate 127.0.0.1;\n}}\n"
-            "vhost __defaultVhost__ {\n  rtc {\n    enabled on;\n    rtmp_to_rtc on;\n    rtc_to_rtmp on;\n"
-            "    pli_for_rtmp 2;\n  }\n}\n")
-        self.proc = subprocess.Popen([str(srs), "-c", str(conf)], cwd=TRUNK, stdout=subprocess.DEVNULL,
-                                     stderr=open(workdir / "srs.stderr", "w"))
-        assert wait_until(self.api_ok, 10), "the server's API did not answer"
+class Server(rtc_play_bench.Server):
+    """rtc_play_bench's server with both bridges on."""
 
-    def api_ok(self):
-        try:
-            api_get(self.api, "/api/v1/versions")
-            return True
-        except OSError:
-            return False
+    def __init__(self, srs, workdir):
+        super().__init__(srs, workdir, rtc_extra="    rtmp_to_rtc on;\n    rtc_to_rtmp on;\n    pli_for_rtmp 2;\n")
 
     def rtmp_url(self, stream):
         return f"rtmp://127.0.0.1:{self.rtmp}/live/{stream}"
-
-    def whip(self, stream):
-        return f"http://127.0.0.1:{self.api}/rtc/v1/whip/?app=live&stream={stream}"
-
-    def whep(self, stream):
-        return f"http://127.0.0.1:{self.api}/rtc/v1/whep/?app=live&stream={stream}"
 
     def published(self, stream):
         try:

@@ -84,18 +84,21 @@ def make_media(path):
 
 
 class Server:
-    def __init__(self, srs, workdir):
+    """One server with the API and WebRTC on loopback; rtc_extra goes into the vhost's rtc block."""
+
+    def __init__(self, srs, workdir, rtc_extra=""):
         self.workdir = workdir
+        self.rtmp = free_port()
         self.api = free_port()
         self.rtc = free_port(socket.SOCK_DGRAM)
         self.log = workdir / "srs.log"
         conf = workdir / "rtc.conf"
         conf.write_text(
-            f"listen {free_port()};\nmax_connections 5000;\ndaemon off;\nsrs_log_tank file;\n"
+            f"listen {self.rtmp};\nmax_connections 5000;\ndaemon off;\nsrs_log_tank file;\n"
             f"srs_log_file {self.log};\npid {workdir / 'srs.pid'};\n"
             f"http_api {{\n  enabled on;\n  listen {self.api};\n}}\n"
             f"rtc_server {{\n  enabled on;\n  listen {self.rtc};\n  candidate 127.0.0.1;\n}}\n"
-            "vhost __defaultVhost__ {\n  rtc {\n    enabled on;\n  }\n}\n")
+            f"vhost __defaultVhost__ {{\n  rtc {{\n    enabled on;\n{rtc_extra}  }}\n}}\n")
         self.proc = subprocess.Popen([str(srs), "-c", str(conf)], cwd=TRUNK, stdout=subprocess.DEVNULL,
                                      stderr=open(workdir / "srs.stderr", "w"))
         assert wait_until(lambda: self.api_ok(), 10), "the server's API did not answer"

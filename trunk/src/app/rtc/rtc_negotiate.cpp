@@ -58,8 +58,9 @@ void add_candidate(RtcCandidatePlan* plan, const RtcServerOptions& server, const
     }
 }
 
-// The fmtp profile-level-id of an H.264 codec, lower case ("" when absent).
-std::string h264_profile_of(const std::string& fmtp) {
+}  // namespace
+
+std::string h264_profile_level_id(const std::string& fmtp) {
     std::vector<SdpFmtpParam> params;
     sdp_split_fmtp(fmtp, &params);
     for (const auto& p : params) {
@@ -71,8 +72,6 @@ std::string h264_profile_of(const std::string& fmtp) {
     }
     return "";
 }
-
-}  // namespace
 
 RtcCandidatePlan rtc_plan_candidates(const RtcServerOptions& server, const RtcSessionRequest& req,
                                      const std::vector<std::string>& detected) {
@@ -143,7 +142,7 @@ Error rtc_negotiate(const RtcSessionRequest& req, const RtcServerOptions& server
     if (!req.publish && published_video) {
         // A player gets what is published: its codec, and for H.264 its profile.
         prefer.video = {published_video->name};
-        std::string profile = h264_profile_of(published_video->fmtp);
+        std::string profile = h264_profile_level_id(published_video->fmtp);
         if (!profile.empty()) prefer.h264_profile = profile;
     } else if (!codec.empty()) {
         if (codec != "h264" && codec != "h265" && codec != "vp8" && codec != "vp9" && codec != "av1") {

@@ -50,6 +50,9 @@ RtcCandidatePlan rtc_plan_candidates(const RtcServerOptions& server, const RtcSe
 // peer's certificate and ICE credentials, which the caller adds) and the
 // answer's text. `source` may be null (no publisher known yet). Errors carry
 // kErrorSdp* (bad offer: 400) or kErrorRtcInvalidParams.
+// The profile-level-id of an H.264 fmtp, lower case ("" when absent).
+std::string h264_profile_level_id(const std::string& fmtp);
+
 struct RtcNegotiation {
     RtcSessionParams params;
     std::string answer_sdp;

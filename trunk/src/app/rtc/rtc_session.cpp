@@ -3,11 +3,11 @@
 #include <cstring>
 
 #include "app/live/source_manager.hpp"
+#include "app/rtc/rtc_negotiate.hpp"
 #include "app/rtc/rtc_random.hpp"
 #include "core/log.hpp"
 #include "core/strings.hpp"
 #include "kernel/rtp/rtcp.hpp"
-#include "kernel/sdp/sdp.hpp"
 
 namespace srs {
 
@@ -24,15 +24,6 @@ constexpr uint32_t kMaxRetransmitsPerSecond = 1000;
 
 int kind_index(RtcMediaKind k) { return k == RtcMediaKind::kAudio ? 0 : 1; }
 
-// The profile-level-id of an H.264 fmtp, lower case ("" when absent).
-std::string h264_profile_level_id(const std::string& fmtp) {
-    std::vector<SdpFmtpParam> params;
-    sdp_split_fmtp(fmtp, &params);
-    for (const auto& p : params) {
-        if (iequals(p.key, "profile-level-id")) return p.value;
-    }
-    return "";
-}
 
 }  // namespace
 
@@ -400,7 +391,7 @@ void RtcSession::answer_nack(const RtcpPacketRef& p) {
             counters_.retransmits_refused++;
             continue;
         }
-        if (kind == RtcMediaKind::kVideo && skip_bframes_) {
+        if (kind == RtcMediaKind::kVideo && skipped_ > 0) {
             // The player names its own numbering: back to the ring's.
             if (sent_seq_.empty() || sent_seq_[seq % kSentSeqHistory].sent != seq) continue;
             seq = sent_seq_[seq % kSentSeqHistory].ring;
@@ -502,7 +493,8 @@ void RtcSession::send_media(RtcMediaKind kind, const RtcPacket& packet, bool ret
             return;
         }
         seq = static_cast<uint16_t>(packet.seq - skipped_);
-        if (!retransmit) {
+        // Until a B-frame was skipped the numbering is the ring's: nothing to map.
+        if (!retransmit && skipped_ > 0) {
             if (sent_seq_.empty()) sent_seq_.resize(kSentSeqHistory);
             sent_seq_[seq % kSentSeqHistory] = {seq, packet.seq};
         }

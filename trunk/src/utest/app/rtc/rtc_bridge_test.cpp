@@ -16,6 +16,7 @@
 #include "kernel/rtp/rtp.hpp"
 #include "kernel/rtp/rtp_h264.hpp"
 #include "utest/app/rtc/bridge_test_media.hpp"
+#include "utest/test_util.hpp"
 
 namespace srs {
 namespace {
@@ -392,24 +393,17 @@ namespace {
 
 // Enhanced RTMP H.265 (x265's VPS/SPS/PPS): the bridge packetizes it for
 // players that negotiate H.265, parameter sets as one AP before the IRAP.
-std::string unhex(const char* hex) {
-    std::string out;
-    for (const char* p = hex; p[0] && p[1]; p += 2) {
-        auto v = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
-        out.push_back(static_cast<char>(v(p[0]) << 4 | v(p[1])));
-    }
-    return out;
-}
+using utest::unhex_string;
 
 TEST(LiveToRtcBridge, EnhancedRtmpH265GoesOutAsRfc7798) {
-    const std::string vps = unhex("40010c01ffff01600000030090000003000003003c959809");
+    const std::string vps = unhex_string("40010c01ffff01600000030090000003000003003c959809");
     const std::string sps =
-        unhex("42010101600000030090000003000003003ca00a080f165959a4932bc05a020000030002000003003210");
-    const std::string pps = unhex("4401c172b46240");
-    std::string hvcc = unhex("010160000000900000000000" "3cf000fcfdf8f800000f03");
+        unhex_string("42010101600000030090000003000003003ca00a080f165959a4932bc05a020000030002000003003210");
+    const std::string pps = unhex_string("4401c172b46240");
+    std::string hvcc = unhex_string("010160000000900000000000 3cf000fcfdf8f800000f03");
     for (auto [type, nalu] : {std::pair<int, std::string>{32, vps}, {33, sps}, {34, pps}}) {
         hvcc.push_back(static_cast<char>(0x80 | type));
-        hvcc += unhex("0001");
+        hvcc += unhex_string("0001");
         hvcc.push_back(static_cast<char>(nalu.size() >> 8));
         hvcc.push_back(static_cast<char>(nalu.size()));
         hvcc += nalu;
