@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,7 +24,8 @@ st_utime_t as_timeout(utime_t us) { return us < 0 ? ST_UTIME_NO_TIMEOUT : static
 // Room for the one PKTINFO message a datagram carries (the socket enables only
 // the one of its family), rounded as the kernel lays cmsgs out.
 constexpr size_t kRecvControlSize = CMSG_SPACE(sizeof(in6_pktinfo));
-constexpr size_t kSendControlSize = CMSG_SPACE(sizeof(in6_pktinfo));
+// The source address, and UDP_SEGMENT on the first datagram of a GSO run.
+constexpr size_t kSendControlSize = CMSG_SPACE(sizeof(in6_pktinfo)) + CMSG_SPACE(sizeof(uint16_t));
 static_assert(kRecvControlSize % alignof(cmsghdr) == 0, "control slots stay aligned");
 
 bool would_block(int e) { return e == EAGAIN || e == EWOULDBLOCK; }
@@ -51,7 +53,6 @@ Error set_int_option(int fd, int level, int name, int value, const char* what) {
 }  // namespace
 
 struct UdpBatchSocket::SendSlot {
-    iovec iov{};
     sockaddr_storage to{};
     socklen_t to_len = 0;
     size_t control_len = 0;
@@ -290,17 +291,105 @@ void UdpBatchSocket::queue(const uint8_t* data, size_t size, const sockaddr* to,
     if (queued_ == send_slots_.size()) {
         size_t grown = std::max<size_t>(kUdpBatchSize, send_slots_.size() * 2);
         send_slots_.resize(grown);
+        send_iov_.resize(grown);
         send_msgs_.resize(grown);
+        msg_first_.resize(grown);
+        msg_segments_.resize(grown);
     }
+    send_iov_[queued_].iov_base = const_cast<uint8_t*>(data);
+    send_iov_[queued_].iov_len = size;
     SendSlot& s = send_slots_[queued_++];
-    s.iov.iov_base = const_cast<uint8_t*>(data);
-    s.iov.iov_len = size;
     s.to_len = std::min<socklen_t>(to_len, sizeof(s.to));
     memcpy(&s.to, to, s.to_len);
     s.control_len = write_pktinfo(from_local, s.control);
 }
 
 size_t UdpBatchSocket::queued() const { return queued_; }
+
+bool UdpBatchSocket::set_gso(bool on) {
+    gso_ = false;
+    if (!on || !netfd_) return false;
+    // Asking for segment size 0 on the socket changes nothing and tells
+    // whether this kernel knows UDP_SEGMENT (4.18 and later).
+    int zero = 0;
+    gso_ = setsockopt(fd(), SOL_UDP, UDP_SEGMENT, &zero, sizeof(zero)) == 0;
+    return gso_;
+}
+
+bool UdpBatchSocket::same_peer(size_t a, size_t b) const {
+    const SendSlot& x = send_slots_[a];
+    const SendSlot& y = send_slots_[b];
+    return x.to_len == y.to_len && x.control_len == y.control_len && memcmp(&x.to, &y.to, x.to_len) == 0 &&
+           memcmp(x.control, y.control, x.control_len) == 0;
+}
+
+size_t UdpBatchSocket::build_messages(size_t total) {
+    size_t m = 0;
+    for (size_t i = 0; i < total; m++) {
+        size_t first = i++;
+        size_t seg = send_iov_[first].iov_len;
+        size_t bytes = seg;
+        if (gso_ && seg > 0) {
+            // Equal sizes; a shorter one ends the run as its last datagram.
+            while (i < total && i - first < static_cast<size_t>(kUdpMaxGsoSegments) && same_peer(first, i)) {
+                size_t len = send_iov_[i].iov_len;
+                if (len == 0 || len > seg || bytes + len > kUdpMaxGsoBytes) break;
+                bytes += len;
+                i++;
+                if (len < seg) break;
+            }
+        }
+        SendSlot& s = send_slots_[first];
+        size_t control_len = s.control_len;
+        if (i - first > 1) {
+            // Written past the source address: the slot keeps its own control
+            // as it was queued, the message's is one cmsg longer.
+            cmsghdr* c = reinterpret_cast<cmsghdr*>(s.control + control_len);
+            memset(c, 0, CMSG_SPACE(sizeof(uint16_t)));
+            c->cmsg_level = SOL_UDP;
+            c->cmsg_type = UDP_SEGMENT;
+            c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+            uint16_t gso_size = static_cast<uint16_t>(seg);
+            memcpy(CMSG_DATA(c), &gso_size, sizeof(gso_size));
+            control_len += CMSG_SPACE(sizeof(uint16_t));
+        }
+        msghdr& h = send_msgs_[m].msg_hdr;
+        h.msg_name = &s.to;
+        h.msg_namelen = s.to_len;
+        h.msg_iov = &send_iov_[first];
+        h.msg_iovlen = i - first;
+        h.msg_control = control_len ? s.control : nullptr;
+        h.msg_controllen = control_len;
+        h.msg_flags = 0;
+        send_msgs_[m].msg_len = 0;
+        msg_first_[m] = static_cast<uint32_t>(first);
+        msg_segments_[m] = static_cast<uint32_t>(i - first);
+    }
+    return m;
+}
+
+void UdpBatchSocket::send_singly(size_t m) {
+    size_t first = msg_first_[m];
+    for (size_t k = 0; k < msg_segments_[m]; k++) {
+        SendSlot& s = send_slots_[first + k];
+        msghdr h{};
+        h.msg_name = &s.to;
+        h.msg_namelen = s.to_len;
+        h.msg_iov = &send_iov_[first + k];
+        h.msg_iovlen = 1;
+        h.msg_control = s.control_len ? s.control : nullptr;
+        h.msg_controllen = s.control_len;
+        ssize_t r = sendmsg(fd(), &h, MSG_DONTWAIT);
+        stats_.send_calls++;
+        if (r < 0) {
+            last_send_errno_ = errno;
+            stats_.send_drops++;
+            continue;
+        }
+        stats_.send_packets++;
+        stats_.send_bytes += static_cast<uint64_t>(r);
+    }
+}
 
 Error UdpBatchSocket::flush(utime_t timeout) {
     size_t total = queued_;
@@ -310,28 +399,29 @@ Error UdpBatchSocket::flush(utime_t timeout) {
         stats_.send_drops += total;
         return SRS_ERR(kErrorSocketClosed, "flush: closed");
     }
-    for (size_t i = 0; i < total; i++) {
-        SendSlot& s = send_slots_[i];
-        msghdr& h = send_msgs_[i].msg_hdr;
-        h.msg_name = &s.to;
-        h.msg_namelen = s.to_len;
-        h.msg_iov = &s.iov;
-        h.msg_iovlen = 1;
-        h.msg_control = s.control_len ? s.control : nullptr;
-        h.msg_controllen = s.control_len;
-        h.msg_flags = 0;
-        send_msgs_[i].msg_len = 0;
-    }
+    size_t messages = build_messages(total);
+    // The datagrams of messages [m, messages), for the drop counts.
+    auto datagrams_from = [&](size_t m) {
+        size_t first = m < messages ? msg_first_[m] : total;
+        return total - first;
+    };
 
     size_t next = 0;
     utime_t deadline = -1;  // set at the first wait
-    while (next < total) {
-        unsigned int batch = static_cast<unsigned int>(std::min<size_t>(total - next, kUdpBatchSize));
+    while (next < messages) {
+        unsigned int batch = static_cast<unsigned int>(std::min<size_t>(messages - next, kUdpBatchSize));
         int r = sendmmsg(fd(), &send_msgs_[next], batch, MSG_DONTWAIT);
         stats_.send_calls++;
         if (r > 0) {
-            for (int k = 0; k < r; k++) stats_.send_bytes += send_msgs_[next + k].msg_len;
-            stats_.send_packets += r;
+            for (int k = 0; k < r; k++) {
+                size_t m = next + k;
+                stats_.send_bytes += send_msgs_[m].msg_len;
+                stats_.send_packets += msg_segments_[m];
+                if (msg_segments_[m] > 1) {
+                    stats_.gso_messages++;
+                    stats_.gso_segments += msg_segments_[m];
+                }
+            }
             next += r;
             continue;
         }
@@ -339,19 +429,31 @@ Error UdpBatchSocket::flush(utime_t timeout) {
         if (r <= 0 && !(r < 0 && would_block(errno))) {
             // sendmmsg reports an error only for the first message of the
             // call: that one is refused, the ones after it still go.
-            last_send_errno_ = r < 0 ? errno : EIO;
-            stats_.send_drops++;
+            int e = r < 0 ? errno : EIO;
+            bool gso_refused = e == EIO || e == EINVAL || e == EMSGSIZE || e == ENOPROTOOPT || e == EOPNOTSUPP;
+            if (msg_segments_[next] > 1 && gso_refused) {
+                // A device or route without GSO (EIO: no checksum offload;
+                // EINVAL: a segment over the path MTU...): this run goes as
+                // single datagrams, and GSO stays off from now on.
+                gso_ = false;
+                gso_disabled_errno_ = e;
+                send_singly(next);
+            } else {
+                last_send_errno_ = e;
+                stats_.send_drops += msg_segments_[next];
+            }
             next++;
             continue;
         }
         if (deadline < 0 && timeout >= 0) deadline = monotonic_us() + timeout;
         int e = wait_ready(netfd_, POLLOUT, remaining(deadline));
         if (e == 0) continue;
-        stats_.send_drops += total - next;
+        size_t dropped = datagrams_from(next);
+        stats_.send_drops += dropped;
         if (e == ETIME) return Error();
-        if (e == EINTR) return SRS_ERR(kErrorThreadInterrupted, "flush: interrupted, %zu dropped", total - next);
-        if (e == EBADF) return SRS_ERR(kErrorSocketClosed, "flush: closed while waiting, %zu dropped", total - next);
-        return SRS_ERR(kErrorSocketWrite, "flush poll: %s, %zu dropped", strerror(e), total - next);
+        if (e == EINTR) return SRS_ERR(kErrorThreadInterrupted, "flush: interrupted, %zu dropped", dropped);
+        if (e == EBADF) return SRS_ERR(kErrorSocketClosed, "flush: closed while waiting, %zu dropped", dropped);
+        return SRS_ERR(kErrorSocketWrite, "flush poll: %s, %zu dropped", strerror(e), dropped);
     }
     return Error();
 }

@@ -13,15 +13,18 @@
 //    kUdpMaxDatagram): it is counted in stats().recv_truncated and dropped.
 //  - flush() always empties the queue; what the kernel refuses or what cannot
 //    leave before the timeout is counted in stats().send_drops, never retried.
+//  - With set_gso(true), flush() sends a run of adjacent datagrams to the same
+//    peer from the same local address, all of one size but the last (which
+//    may be shorter), as one UDP GSO message (UDP_SEGMENT): the kernel walks
+//    its send path once for the run and cuts it into the same datagrams. A
+//    WebRTC player's packets of one video frame are such a run. A kernel or
+//    route that refuses GSO gets the run again as single datagrams, and GSO
+//    stays off for the socket.
 //  - Waiting is coroutine-friendly (st_netfd_poll): other coroutines run while
 //    one waits; an interrupted coroutine gets kErrorThreadInterrupted.
 //
 // On a dual-stack socket ("::"), IPv4 peers appear as v4-mapped IPv6 addresses
 // (::ffff:a.b.c.d) in both `from` and `local`; pass them back as they are.
-//
-// Not done (a note for later): UDP GSO (UDP_SEGMENT) could send a run of
-// equal-sized datagrams to one peer in a single message, which saves more than
-// sendmmsg for video; it needs per-peer grouping in the queue.
 #pragma once
 
 #include <netinet/in.h>
@@ -41,6 +44,8 @@ namespace srs {
 
 constexpr int kUdpBatchSize = 64;         // datagrams per recvmmsg / sendmmsg call
 constexpr size_t kUdpMaxDatagram = 2048;  // receive buffer per datagram; longer ones are truncated and dropped
+constexpr int kUdpMaxGsoSegments = 64;    // datagrams per GSO message (the kernel's limit before 6.x)
+constexpr size_t kUdpMaxGsoBytes = 60000; // bytes per GSO message (an IP datagram holds 64 KiB)
 
 struct UdpRecvDatagram {
     uint8_t* data = nullptr;  // into the socket's own buffers, valid until the next recv_batch
@@ -83,8 +88,15 @@ class UdpBatchSocket {
     void queue(const uint8_t* data, size_t size, const sockaddr* to, socklen_t to_len,
                const sockaddr_storage* from_local);
     size_t queued() const;
-    // Sends all queued with sendmmsg (ceil(n / kUdpBatchSize) calls when
-    // nothing blocks). On EAGAIN waits writable up to `timeout` then drops the
+    // Coalesce runs to one peer into GSO messages (see above). Returns whether
+    // it is on: false when asked off, or when the kernel has no UDP_SEGMENT.
+    bool set_gso(bool on);
+    bool gso() const { return gso_; }
+    // errno of the GSO message the kernel refused, which turned GSO off (0: none).
+    int gso_disabled_errno() const { return gso_disabled_errno_; }
+
+    // Sends all queued with sendmmsg (ceil(messages / kUdpBatchSize) calls
+    // when nothing blocks; a message is one datagram, or a GSO run). On EAGAIN waits writable up to `timeout` then drops the
     // rest (counted); a datagram refused by the kernel (EPERM, ENETUNREACH,
     // EMSGSIZE...) is dropped and counted (last_send_errno() tells why), the
     // rest still go. Always leaves the queue empty. Fails only when the
@@ -95,6 +107,8 @@ class UdpBatchSocket {
     struct Stats {
         uint64_t recv_packets = 0, recv_bytes = 0, recv_calls = 0, recv_truncated = 0;
         uint64_t send_packets = 0, send_bytes = 0, send_calls = 0, send_drops = 0;
+        // GSO messages sent and the datagrams they carried (also in send_packets).
+        uint64_t gso_messages = 0, gso_segments = 0;
     };
     const Stats& stats() const;
     // errno of the last datagram the kernel refused (0: none yet), for logs.
@@ -111,6 +125,12 @@ class UdpBatchSocket {
     UdpBatchSocket();
     void parse_control(msghdr* hdr, UdpRecvDatagram* d) const;
     size_t write_pktinfo(const sockaddr_storage* from_local, uint8_t* control) const;
+    // Lays the queue's total datagrams out as messages (GSO runs when on).
+    size_t build_messages(size_t total);
+    // Whether queued datagram b may follow a in one GSO message.
+    bool same_peer(size_t a, size_t b) const;
+    // Sends message m's datagrams one by one (a refused GSO run).
+    void send_singly(size_t m);
 
     // One queued datagram; the mmsghdr pointing at it is filled at flush time
     // (the vectors may have moved since queue()).
@@ -128,10 +148,16 @@ class UdpBatchSocket {
     UdpRecvDatagram received_[kUdpBatchSize];
     int received_count_ = 0;
 
-    // Send side: queued_ slots in use out of the vectors' size.
+    // Send side: queued_ slots in use out of the vectors' size; a datagram's
+    // iovec is send_iov_[slot], so a run's iovecs are adjacent.
     std::vector<SendSlot> send_slots_;
+    std::vector<iovec> send_iov_;
     std::vector<mmsghdr> send_msgs_;
+    std::vector<uint32_t> msg_first_;     // message -> its first slot
+    std::vector<uint32_t> msg_segments_;  // message -> its datagrams
     size_t queued_ = 0;
+    bool gso_ = false;
+    int gso_disabled_errno_ = 0;
 
     Stats stats_;
     int last_send_errno_ = 0;

@@ -185,6 +185,8 @@ std::vector<DirectiveSpec> build_table() {
         Bool("rtc_server.ecdsa", "on", kRestart, "DTLS certificate with ECDSA (off: RSA)."),
         Bool("rtc_server.encrypt", "on", kRestart, "Encrypt media with SRTP (off only for debugging)."),
         Int("rtc_server.reuseport", "1", 1, 256, kRestart, "UDP sockets sharing the port (SO_REUSEPORT)."),
+        Bool("rtc_server.gso", "on", kRestart, "Send a player's packets of one frame as one UDP GSO message "
+                                               "(not SRS's; off if a NIC misbehaves)."),
         Bool("rtc_server.merge_nalus", "off", kRestart, "Send the NALUs of a frame in one packet when they fit."),
         Block("rtc_server.black_hole", "Copy plaintext RTP to an address, for debugging with wireshark."),
         NotYet(Bool("rtc_server.black_hole.enabled", "off", kRestart, "Send the copy.")),

@@ -148,6 +148,10 @@ inline constexpr GlobalKey<bool> rtc_server_encrypt{"rtc_server.encrypt"};
 // rtc_server.reuseport: UDP sockets sharing the port (SO_REUSEPORT).
 inline constexpr GlobalKey<int64_t> rtc_server_reuseport{"rtc_server.reuseport"};
 
+// rtc_server.gso: Send a player's packets of one frame as one UDP GSO message (not SRS's; off if a
+// NIC misbehaves).
+inline constexpr GlobalKey<bool> rtc_server_gso{"rtc_server.gso"};
+
 // rtc_server.merge_nalus: Send the NALUs of a frame in one packet when they fit.
 inline constexpr GlobalKey<bool> rtc_server_merge_nalus{"rtc_server.merge_nalus"};
 

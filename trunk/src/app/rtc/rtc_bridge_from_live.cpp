@@ -75,6 +75,8 @@ void LiveToRtcBridge::publish_codecs() {
 
 void LiveToRtcBridge::on_live_message(const LiveMessagePtr& msg) {
     now_ = monotonic_us();
+    // A frame's packets reach each player in a row (one GSO message).
+    RtcFanOutBatch batch(manager_, now_);
     if (msg->is_video()) {
         on_video(*msg);
     } else if (msg->is_audio()) {

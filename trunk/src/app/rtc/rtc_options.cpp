@@ -29,6 +29,7 @@ RtcServerOptions read_rtc_server_options(const Config& config, const char* (*env
     o.ecdsa = config.get(keys::rtc_server_ecdsa);
     o.encrypt = config.get(keys::rtc_server_encrypt);
     o.reuseport = static_cast<int>(config.get(keys::rtc_server_reuseport));
+    o.gso = config.get(keys::rtc_server_gso);
     o.merge_nalus = config.get(keys::rtc_server_merge_nalus);
     return o;
 }

@@ -26,6 +26,7 @@ struct RtcServerOptions {
     bool ecdsa = true;
     bool encrypt = true;
     int reuseport = 1;
+    bool gso = true;  // UDP GSO for a player's run of equal-sized packets (ours, not SRS's)
     bool merge_nalus = false;  // STAP-A for the small NALUs of a frame (RTMP -> WebRTC)
 };
 

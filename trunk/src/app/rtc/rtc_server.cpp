@@ -106,8 +106,13 @@ class RtcServer::Listener : public CoroutineHandler {
     // as the network would, and no coroutine can interleave with the slots.
     void flush() {
         if (socket_->queued() > 0) {
+            bool gso = socket_->gso();
             if (Error err = socket_->flush(0); err.failed()) {
                 srs_warn("RTC: send: %s", err.summary().c_str());
+            }
+            if (gso && !socket_->gso()) {
+                srs_warn("RTC: UDP GSO refused (%s): datagrams go one by one from now on",
+                         strerror(socket_->gso_disabled_errno()));
             }
         }
         next_ = 0;
@@ -126,7 +131,12 @@ class RtcServer::Listener : public CoroutineHandler {
                 continue;
             }
             utime_t now = monotonic_us();
-            for (int i = 0; i < n; i++) server_->on_datagram(this, i, now);
+            {
+                // The batch's publisher packets reach each player in a row
+                // (a video frame's packets: one GSO message per player).
+                RtcFanOutBatch batch(&server_->sources_, now);
+                for (int i = 0; i < n; i++) server_->on_datagram(this, i, now);
+            }
             flush();
         }
     }
@@ -177,6 +187,7 @@ Error RtcServer::start(const RtcServerOptions& options) {
             err.failed()) {
             return SRS_WRAP(err, "rtc_server.listen udp %d", options.udp_port);
         }
+        s->set_gso(options.gso);
         listeners_.emplace_back(new Listener(this, s));
     }
     for (auto& l : listeners_) {
@@ -196,10 +207,11 @@ Error RtcServer::start(const RtcServerOptions& options) {
     detected_ = detected_addresses();
     std::string cands;
     for (const auto& ip : detected_) cands += (cands.empty() ? "" : ",") + ip;
-    srs_trace("RTC: server listen udp :%d (%d socket%s), candidate %s%s%s, dtls %s, srtp %s", options.udp_port, sockets,
-              sockets > 1 ? "s" : "", options.candidate.c_str(), options.candidate == "*" ? " -> " : "",
+    const char* gso = listeners_[0]->socket()->gso() ? "on" : options.gso ? "off (not in this kernel)" : "off";
+    srs_trace("RTC: server listen udp :%d (%d socket%s), candidate %s%s%s, dtls %s, srtp %s, gso %s", options.udp_port,
+              sockets, sockets > 1 ? "s" : "", options.candidate.c_str(), options.candidate == "*" ? " -> " : "",
               options.candidate == "*" ? cands.c_str() : "", options.ecdsa ? "ecdsa" : "rsa",
-              options.encrypt ? "on" : "off");
+              options.encrypt ? "on" : "off", gso);
     return Error();
 }
 
@@ -511,9 +523,11 @@ void RtcServer::reap() {
 
 void RtcServer::log_stats(utime_t now) {
     (void)now;
-    uint64_t sp = 0, sc = 0, sd = 0, rc = 0;
+    uint64_t sp = 0, sc = 0, sd = 0, rc = 0, gm = 0, gs = 0;
     for (auto& l : listeners_) {
         const auto& st = l->socket()->stats();
+        gm += st.gso_messages;
+        gs += st.gso_segments;
         sp += st.send_packets;
         sc += st.send_calls;
         sd += st.send_drops;
@@ -522,11 +536,11 @@ void RtcServer::log_stats(utime_t now) {
     size_t pubs = 0;
     for (auto& s : sessions_) pubs += s->publisher() ? 1 : 0;
     srs_trace("RTC: Server conns=%zu (publish %zu, play %zu), streams=%zu, rpkts=(%llu,rtp:%llu,stun:%llu,dtls:%llu,"
-              "drop:%llu,recvmmsg:%llu), spkts=(%llu,sendmmsg:%llu,drop:%llu)",
+              "drop:%llu,recvmmsg:%llu), spkts=(%llu,sendmmsg:%llu,gso:%llu/%llu,drop:%llu)",
               sessions_.size(), pubs, sessions_.size() - pubs, sources_.size(), (unsigned long long)stats_.rx_packets,
               (unsigned long long)stats_.rx_rtp, (unsigned long long)stats_.rx_stun, (unsigned long long)stats_.rx_dtls,
               (unsigned long long)stats_.rx_dropped, (unsigned long long)rc, (unsigned long long)sp,
-              (unsigned long long)sc, (unsigned long long)sd);
+              (unsigned long long)sc, (unsigned long long)gm, (unsigned long long)gs, (unsigned long long)sd);
 }
 
 }  // namespace srs

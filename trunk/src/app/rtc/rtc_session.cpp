@@ -426,6 +426,7 @@ void RtcSession::on_source_packet(RtcMediaKind kind, const RtcPacket& packet, ut
     check_codecs();
     if (!codec_ok_[kind_index(kind)]) return;
     if (kind == RtcMediaKind::kVideo && catching_up_) return;  // the ring has it: catch_up() sends it in turn
+    if (kind == RtcMediaKind::kVideo && sent_video_ && !seq_newer(packet.seq, last_video_seq_)) return;
     if (kind == RtcMediaKind::kVideo && waiting_keyframe_) {
         if (!packet.keyframe) return;
         waiting_keyframe_ = false;
@@ -480,6 +481,10 @@ void RtcSession::catch_up() {
 void RtcSession::send_media(RtcMediaKind kind, const RtcPacket& packet, bool retransmit) {
     const RtcSessionTrack& t = track(kind);
     if (!t.present || !path_) return;
+    if (kind == RtcMediaKind::kVideo && !retransmit) {
+        sent_video_ = true;
+        last_video_seq_ = packet.seq;
+    }
     uint16_t seq = packet.seq;
     if (kind == RtcMediaKind::kVideo && skip_bframes_) {
         // This player's numbering has no holes where the skipped B-frames were.

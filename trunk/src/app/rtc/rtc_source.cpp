@@ -198,9 +198,28 @@ void RtcSource::remove_player(RtcPlayerSink* player) {
 void RtcSource::on_publisher_rtp(RtcMediaKind kind, const uint8_t* data, size_t size, const RtpHeader& h,
                                  utime_t now, bool disposable) {
     const RtcPacket* packet = track(kind).store(data, size, h, disposable);
-    if (!packet) return;
+    if (!packet || players_.empty()) return;
+    if (manager_ && manager_->batching()) {
+        if (pending_.empty()) manager_->mark_pending(this);
+        pending_.push_back(Pending{kind, packet});
+        if (pending_.size() >= kMaxPending) fan_out(now);
+        return;
+    }
     // Index loop: players only leave from the server's reaper, never from here.
     for (size_t i = 0; i < players_.size(); i++) players_[i]->on_source_packet(kind, *packet, now);
+}
+
+void RtcSource::fan_out(utime_t now) {
+    if (pending_.empty()) return;
+    for (size_t i = 0; i < players_.size(); i++) {
+        RtcPlayerSink* player = players_[i];
+        for (RtcMediaKind kind : {RtcMediaKind::kAudio, RtcMediaKind::kVideo}) {
+            for (const Pending& p : pending_) {
+                if (p.kind == kind) player->on_source_packet(kind, *p.packet, now);
+            }
+        }
+    }
+    pending_.clear();
 }
 
 void RtcSource::request_keyframe(utime_t now) {
@@ -218,6 +237,7 @@ RtcSource* RtcSourceManager::fetch_or_create(const std::string& vhost, const std
                                              const std::string& stream) {
     if (RtcSource* s = find(vhost, app, stream)) return s;
     sources_.emplace_back(new RtcSource(vhost, app, stream));
+    sources_.back()->set_manager(this);
     return sources_.back().get();
 }
 
@@ -230,17 +250,26 @@ RtcSource* RtcSourceManager::find(const std::string& vhost, const std::string& a
 
 RtcSource* RtcSourceManager::adopt(std::unique_ptr<RtcSource> source) {
     sources_.push_back(std::move(source));
+    sources_.back()->set_manager(this);
     return sources_.back().get();
 }
 
 void RtcSourceManager::release(RtcSource* source) {
     if (!source || !source->idle()) return;
+    pending_.erase(std::remove(pending_.begin(), pending_.end(), source), pending_.end());
     for (auto it = sources_.begin(); it != sources_.end(); ++it) {
         if (it->get() == source) {
             sources_.erase(it);
             return;
         }
     }
+}
+
+void RtcSourceManager::end_batch(utime_t now) {
+    if (--batch_depth_ > 0) return;
+    // The batch is closed: a fan-out keeps nothing new (index loop all the same).
+    for (size_t i = 0; i < pending_.size(); i++) pending_[i]->fan_out(now);
+    pending_.clear();
 }
 
 }  // namespace srs

@@ -116,6 +116,8 @@ class RtcTrack {
     uint32_t keyframe_ts_ = 0;
 };
 
+class RtcSourceManager;
+
 class RtcSource {
   public:
     RtcSource(std::string vhost, std::string app, std::string stream);
@@ -137,7 +139,8 @@ class RtcSource {
     size_t player_count() const { return players_.size(); }
     bool idle() const { return publisher_ == nullptr && players_.empty(); }
 
-    // A publisher packet: stored once, then given to every player.
+    // A publisher packet: stored once, then given to every player: at once,
+    // or, while the manager has a fan-out batch open, when it closes.
     void on_publisher_rtp(RtcMediaKind kind, const uint8_t* data, size_t size, const RtpHeader& h, utime_t now,
                           bool disposable = false);
     // A player's PLI/FIR, or a player that needs a first keyframe: at most one
@@ -147,14 +150,29 @@ class RtcSource {
     uint64_t keyframe_suppressed() const { return keyframe_suppressed_; }
 
     static constexpr utime_t kKeyframeInterval = 300 * kUsPerMs;
+    // Gives every player the packets kept during a batch, player by player
+    // (audio, then video), so one player's datagrams are adjacent in the
+    // send queue: a video frame's packets leave as one UDP GSO message.
+    void fan_out(utime_t now);
+    // Set by the manager that keeps the source (batches are the manager's).
+    void set_manager(RtcSourceManager* manager) { manager_ = manager; }
+    // Packets kept for fan_out(): fewer than either ring holds, so none is
+    // overwritten before it went out.
+    static constexpr size_t kMaxPending = 128;
 
   private:
+    struct Pending {
+        RtcMediaKind kind;
+        const RtcPacket* packet;
+    };
     std::string vhost_, app_, stream_;
     RtcPublisherControl* publisher_ = nullptr;
     uint32_t generation_ = 0;
     RtcTrack audio_;
     RtcTrack video_;
     std::vector<RtcPlayerSink*> players_;
+    RtcSourceManager* manager_ = nullptr;
+    std::vector<Pending> pending_;
     utime_t last_keyframe_request_ = -1;
     uint64_t keyframe_requests_ = 0;
     uint64_t keyframe_suppressed_ = 0;
@@ -172,8 +190,33 @@ class RtcSourceManager {
     void release(RtcSource* source);
     size_t size() const { return sources_.size(); }
 
+    // Fan-out batches (RtcFanOutBatch): while one is open, sources keep
+    // their new packets; closing the outermost one fans them out.
+    void begin_batch() { batch_depth_++; }
+    void end_batch(utime_t now);
+    bool batching() const { return batch_depth_ > 0; }
+    // A source that kept its first packet of the batch.
+    void mark_pending(RtcSource* source) { pending_.push_back(source); }
+
   private:
     std::vector<std::unique_ptr<RtcSource>> sources_;
+    int batch_depth_ = 0;
+    std::vector<RtcSource*> pending_;
+};
+
+// Holds fan-out for the scope of one receive batch (the UDP listener) or one
+// frame (the RTMP bridge): what the publishers sent in it reaches each player
+// in a row when the scope ends. Nothing in the scope may yield.
+class RtcFanOutBatch {
+  public:
+    RtcFanOutBatch(RtcSourceManager* manager, utime_t now) : manager_(manager), now_(now) { manager_->begin_batch(); }
+    ~RtcFanOutBatch() { manager_->end_batch(now_); }
+    RtcFanOutBatch(const RtcFanOutBatch&) = delete;
+    RtcFanOutBatch& operator=(const RtcFanOutBatch&) = delete;
+
+  private:
+    RtcSourceManager* manager_;
+    utime_t now_;
 };
 
 }  // namespace srs

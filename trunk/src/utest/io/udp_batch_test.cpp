@@ -321,6 +321,109 @@ TEST_F(UdpBatchTest, QueueGrowsPastTheBatchAndIsReused) {
     EXPECT_EQ(a->stats().send_calls, 9u);
 }
 
+// GSO: runs to one peer become single messages; what arrives is the same
+// datagrams, in order, whatever the grouping.
+TEST_F(UdpBatchTest, GsoRunsToOnePeerArriveAsTheSameDatagrams) {
+    auto a = bind_or_die("127.0.0.1");
+    auto b = bind_or_die("127.0.0.1", 1 << 20);
+    auto c = bind_or_die("127.0.0.1", 1 << 20);
+    ASSERT_TRUE(a && b && c);
+    if (!a->set_gso(true)) GTEST_SKIP() << "no UDP_SEGMENT in this kernel";
+    socklen_t lb, lc;
+    sockaddr_storage tb = addr_of("127.0.0.1", b->port(), &lb);
+    sockaddr_storage tc = addr_of("127.0.0.1", c->port(), &lc);
+    std::vector<std::vector<uint8_t>> to_b, to_c;
+    std::vector<std::unique_ptr<std::vector<uint8_t>>> keep;  // queued data lives until flush
+    auto put = [&](sockaddr_storage* to, socklen_t len, size_t size, std::vector<std::vector<uint8_t>>* log) {
+        keep.emplace_back(new std::vector<uint8_t>(size, static_cast<uint8_t>(keep.size())));
+        log->push_back(*keep.back());
+        a->queue(keep.back()->data(), size, reinterpret_cast<sockaddr*>(to), len, nullptr);
+    };
+    for (size_t n : {1200, 1200, 1200, 700}) put(&tb, lb, n, &to_b);  // a frame: one run, shorter last
+    put(&tc, lc, 1200, &to_c);                                        // another peer
+    for (size_t n : {1200, 1200, 500}) put(&tb, lb, n, &to_b);        // b again: a new run
+    put(&tb, lb, 600, &to_b);                                         // after the shorter last: its own
+    for (int i = 0; i < 70; i++) put(&tc, lc, 100, &to_c);            // past kUdpMaxGsoSegments
+    ASSERT_TRUE(a->flush(kUsPerSecond).ok());
+    // Messages: [b x4] [c] [b x3] [b] [c x64] [c x6]: one sendmmsg.
+    EXPECT_EQ(a->stats().send_calls, 1u);
+    EXPECT_EQ(a->stats().send_packets, 79u);
+    EXPECT_EQ(a->stats().gso_messages, 4u);
+    EXPECT_EQ(a->stats().gso_segments, 77u);
+    EXPECT_EQ(a->stats().send_drops, 0u);
+    EXPECT_TRUE(a->gso());
+
+    int batches = 0;
+    EXPECT_EQ(receive_all(b.get(), to_b.size(), &batches), to_b);
+    EXPECT_EQ(receive_all(c.get(), to_c.size(), &batches), to_c);
+}
+
+TEST_F(UdpBatchTest, GsoRunStopsAtTheByteLimitAndAtAnotherSourceAddress) {
+    auto a = bind_or_die("0.0.0.0");
+    auto b = bind_or_die("127.0.0.1", 4 << 20);
+    ASSERT_TRUE(a && b);
+    if (!a->set_gso(true)) GTEST_SKIP() << "no UDP_SEGMENT in this kernel";
+    socklen_t len, l1, l2;
+    sockaddr_storage to = addr_of("127.0.0.1", b->port(), &len);
+    sockaddr_storage from1 = addr_of("127.0.0.1", a->port(), &l1);
+    sockaddr_storage from2 = addr_of("127.0.0.2", a->port(), &l2);
+    std::vector<uint8_t> big(1400, 9);
+    // 60 x 1400 bytes: 42 fit in kUdpMaxGsoBytes, 18 follow.
+    for (int i = 0; i < 60; i++) a->queue(big.data(), big.size(), reinterpret_cast<sockaddr*>(&to), len, &from1);
+    // Same size, same peer, another local address: its own message.
+    a->queue(big.data(), big.size(), reinterpret_cast<sockaddr*>(&to), len, &from2);
+    ASSERT_TRUE(a->flush(kUsPerSecond).ok());
+    EXPECT_EQ(a->stats().gso_messages, 2u);
+    EXPECT_EQ(a->stats().gso_segments, 60u);
+    EXPECT_EQ(a->stats().send_packets, 61u);
+    EXPECT_EQ(a->stats().send_drops, 0u);
+
+    std::vector<std::string> sources;
+    while (sources.size() < 61) {
+        int n = 0;
+        ASSERT_TRUE(b->recv_batch(kUsPerSecond, &n).ok());
+        if (n == 0) break;
+        for (int i = 0; i < n; i++) {
+            const UdpRecvDatagram& d = b->datagram(i);
+            EXPECT_EQ(std::vector<uint8_t>(d.data, d.data + d.size), big);
+            sources.push_back(endpoint(d.from).ip);
+        }
+    }
+    ASSERT_EQ(sources.size(), 61u);
+    EXPECT_EQ(sources.front(), "127.0.0.1");
+    EXPECT_EQ(sources.back(), "127.0.0.2");
+}
+
+TEST_F(UdpBatchTest, RefusedGsoRunGoesOneByOneAndGsoStaysOff) {
+    auto a = bind_or_die("127.0.0.1");
+    auto b = bind_or_die("127.0.0.1", 1 << 20);
+    ASSERT_TRUE(a && b);
+    if (!a->set_gso(true)) GTEST_SKIP() << "no UDP_SEGMENT in this kernel";
+    // A socket that sends without UDP checksums cannot use GSO: the kernel
+    // refuses the run (EINVAL), as it does on a device without offload (EIO).
+    int on = 1;
+    ASSERT_EQ(setsockopt(a->fd(), SOL_SOCKET, SO_NO_CHECK, &on, sizeof(on)), 0);
+    socklen_t len;
+    sockaddr_storage to = addr_of("127.0.0.1", b->port(), &len);
+    std::vector<std::vector<uint8_t>> sent;
+    for (int i = 0; i < 3; i++) sent.emplace_back(1000, static_cast<uint8_t>(i));
+    for (auto& d : sent) a->queue(d.data(), d.size(), reinterpret_cast<sockaddr*>(&to), len, nullptr);
+    ASSERT_TRUE(a->flush(kUsPerSecond).ok());
+    EXPECT_FALSE(a->gso());
+    EXPECT_EQ(a->gso_disabled_errno(), EINVAL);
+    EXPECT_EQ(a->stats().send_packets, 3u);
+    EXPECT_EQ(a->stats().gso_messages, 0u);
+    EXPECT_EQ(a->stats().send_drops, 0u);
+    int batches = 0;
+    EXPECT_EQ(receive_all(b.get(), sent.size(), &batches), sent);
+    // The next flush groups nothing.
+    for (auto& d : sent) a->queue(d.data(), d.size(), reinterpret_cast<sockaddr*>(&to), len, nullptr);
+    ASSERT_TRUE(a->flush(kUsPerSecond).ok());
+    EXPECT_EQ(a->stats().send_packets, 6u);
+    EXPECT_EQ(a->stats().gso_messages, 0u);
+    EXPECT_EQ(receive_all(b.get(), sent.size(), &batches), sent);
+}
+
 TEST_F(UdpBatchTest, WaitingReceiverIsInterrupted) {
     auto s = bind_or_die("127.0.0.1");
     ASSERT_TRUE(s);
