@@ -243,6 +243,53 @@ TEST(LiveToRtcBridge, GoingAwayUnpublishesTheRtcSource) {
     f.rtc->remove_player(&player);
 }
 
+// A second x264 stream's sequence header, as an FLV tag body (media_codec_test.cpp's kAvcHigh768x320):
+// High 3.1, 768x320, where bridge_media's stream is High 1.0, 64x48.
+const char* const kAvcHigh768x320 =
+    "17000000000164001fffe100196764001facd940c029b011000003000100000300320f18319601000668ebe3cb22c0fdf8f8"
+    "00";
+// The tag of bridge_media's second IDR (400 ms).
+constexpr size_t kSecondIdrTag = 27;
+
+// bridge_media's stream, its parameter sets replaced by kAvcHigh768x320's at the second IDR
+// (the bridge does not decode slices: only the SPS/PPS it sends change).
+void feed_with_new_parameter_sets(BridgeFixture& f) {
+    ASSERT_EQ(bridge_media::kTags[kSecondIdrTag].timestamp, 400u);
+    ASSERT_EQ(bridge_media::kTags[kSecondIdrTag].body[0], 0x17);  // a keyframe's NALUs
+    f.feed(0, kSecondIdrTag);
+    std::string header = utest::unhex_string(kAvcHigh768x320);
+    f.bridge->on_live_message(LiveMessagePtr(LiveMessage::create(
+        LiveMessageKind::kVideo, 400, SharedBytes::copy_of(header.data(), header.size()))));
+    f.feed(kSecondIdrTag);
+}
+
+// A new sequence header is the same publisher going on: its packets keep
+// their FLV timeline and numbering, so players and the RTMP side stay in sync.
+TEST(LiveToRtcBridge, NewParameterSetsKeepTheTimeline) {
+    BridgeFixture f(true);
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    feed_with_new_parameter_sets(f);
+    EXPECT_NE(f.rtc->track(RtcMediaKind::kVideo).codec().fmtp.find("profile-level-id=64001f"), std::string::npos);
+    std::vector<SeenPacket> video = player.of(RtcMediaKind::kVideo), audio = player.of(RtcMediaKind::kAudio);
+    VideoPacketInfo vi;
+    const bridge_media::Tag& idr = bridge_media::kTags[kSecondIdrTag];
+    ASSERT_TRUE(parse_video_packet(idr.body, idr.size, &vi).ok());
+    ASSERT_FALSE(video.empty());
+    auto second = std::find_if(video.begin(), video.end(), [&](const SeenPacket& p) {
+        return p.keyframe && p.timestamp != video[0].timestamp;  // past the first IDR's packets
+    });
+    ASSERT_NE(second, video.end());
+    EXPECT_EQ(second->timestamp, (400u + vi.composition_time) * 90);
+    for (size_t i = 1; i < video.size(); i++) EXPECT_EQ(video[i].seq, static_cast<uint16_t>(video[i - 1].seq + 1));
+    ASSERT_GE(audio.size(), 5u);
+    for (size_t i = 1; i < audio.size(); i++) {
+        EXPECT_EQ(audio[i].timestamp - audio[i - 1].timestamp, 960u) << i;
+        EXPECT_EQ(audio[i].seq, static_cast<uint16_t>(audio[i - 1].seq + 1));
+    }
+    f.rtc->remove_player(&player);
+}
+
 // ---- back: the packets WebRTC players got -> FLV ----
 
 struct Collected {
