@@ -391,6 +391,69 @@ TEST(RtcToLiveBridge, RebuildsTheStreamFromItsPackets) {
     delete consumer;
 }
 
+// The SPS of an AVCDecoderConfigurationRecord with one (its length at byte 6).
+std::string avcc_sps(const uint8_t* record, size_t n) {
+    if (n < 8 || 8 + static_cast<size_t>(load_be16(record + 6)) > n) return "";
+    return std::string(reinterpret_cast<const char*>(record + 8), load_be16(record + 6));
+}
+
+TEST(RtcToLiveBridge, NewParameterSetsMakeANewSequenceHeader) {
+    BridgeFixture f(true);
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    feed_with_new_parameter_sets(f);
+    f.rtc->remove_player(&player);
+
+    LiveSource out("__defaultVhost__", "live", "resized");
+    SourceOptions so;
+    so.jitter = TimeJitter::kOff;
+    so.bridge = false;
+    ASSERT_TRUE(out.on_publish("test", so).ok());
+    LiveConsumer* consumer = out.create_consumer(ConsumerOptions());
+    RtcTrackCodec no_audio;
+    RtcToLiveBridge back("test", &out, no_audio, f.rtc->track(RtcMediaKind::kVideo).codec(), RtcToLiveOptions());
+    back.on_sender_report(RtcMediaKind::kVideo, ntp_of_ms(0), 0, 0);
+    utime_t now = 1000;
+    for (const SeenPacket& p : player.of(RtcMediaKind::kVideo)) {
+        RtpHeader h;
+        ASSERT_TRUE(rtp_parse_header(reinterpret_cast<const uint8_t*>(p.bytes.data()), p.bytes.size(), &h).ok());
+        back.on_rtp(p.kind, reinterpret_cast<const uint8_t*>(p.bytes.data()), p.bytes.size(), h, now);
+        now += 1000;
+    }
+    back.on_timer(now + kUsPerSecond);
+    Collected c;
+    drain(consumer, &c);
+    out.remove_consumer(consumer);
+    delete consumer;
+
+    // Two sequence headers, each right before the keyframe it describes; no frame lost.
+    std::vector<size_t> headers;
+    for (size_t i = 0; i < c.messages.size(); i++) {
+        if (c.messages[i]->is_sequence_header()) headers.push_back(i);
+    }
+    EXPECT_EQ(back.counters().sequence_headers, 2u);
+    ASSERT_EQ(headers.size(), 2u);
+    EXPECT_EQ(c.messages.size(), 2u + 15u);
+    EXPECT_EQ(headers[0], 0u);
+    ASSERT_LT(headers[1] + 1, c.messages.size());
+    EXPECT_TRUE(c.messages[headers[1] + 1]->is_keyframe());
+    EXPECT_EQ(c.messages[headers[1]]->timestamp(), c.messages[headers[1] + 1]->timestamp());
+    // The first carries the stream's SPS, the second the new one: 768x320.
+    const std::string resized = utest::unhex_string(kAvcHigh768x320).substr(5);
+    std::string want[2] = {avcc_sps(bridge_media::kTags[0].body + 5, bridge_media::kTags[0].size - 5),
+                           avcc_sps(reinterpret_cast<const uint8_t*>(resized.data()), resized.size())};
+    int width[2] = {64, 768}, height[2] = {48, 320};
+    for (int k = 0; k < 2; k++) {
+        const LiveMessage& m = *c.messages[headers[k]];
+        ASSERT_FALSE(want[k].empty());
+        EXPECT_EQ(avcc_sps(m.payload().data() + 5, m.size() - 5), want[k]) << k;
+        VideoCodecConfig config;
+        ASSERT_TRUE(parse_avc_sequence_header(m.payload().data() + 5, m.size() - 5, &config).ok()) << k;
+        EXPECT_EQ(config.width, width[k]) << k;
+        EXPECT_EQ(config.height, height[k]) << k;
+    }
+}
+
 TEST(RtcToLiveBridge, LostFragmentDropsTheFrameAndAsksForAKeyframe) {
     BridgeFixture f(true);
     RecordingPlayer player;
