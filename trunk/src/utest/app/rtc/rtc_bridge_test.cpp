@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "kernel/rtp/rtp.hpp"
 #include "kernel/rtp/rtp_h264.hpp"
 #include "utest/app/rtc/bridge_test_media.hpp"
+#include "utest/kernel/codec/audio_vectors.hpp"
 #include "utest/test_util.hpp"
 
 namespace srs {
@@ -189,6 +191,52 @@ TEST(LiveToRtcBridge, TranscodesAudioOnlyWhilePlayersListen) {
     f.rtc->remove_player(&player);
     f.feed(bridge_media::kTagCount - 3, bridge_media::kTagCount);
     EXPECT_FALSE(f.bridge->transcoding());
+}
+
+// The samples of one Opus packet (RFC 6716 3.1: the TOC's config, one frame per packet with code 0).
+int opus_packet_samples(const std::string& payload) {
+    uint8_t toc = static_cast<uint8_t>(payload[0]);
+    int config = toc >> 3;
+    if ((toc & 3) != 0) return -1;  // more than one frame: not what the bridge sends
+    static const int silk[4] = {480, 960, 1920, 2880}, hybrid[2] = {480, 960}, celt[4] = {120, 240, 480, 960};
+    return config < 12 ? silk[config % 4] : config < 16 ? hybrid[config % 2] : celt[config % 4];
+}
+
+// MP3 (FLV SoundFormat 2): the decoder is set up from the tag's rate and
+// channel flags (no AudioSpecificConfig); the frames are real libmp3lame ones.
+TEST(LiveToRtcBridge, TranscodesMp3ToOpus) {
+    BridgeFixture f;
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    const auto& frames = utest::sine440_mp3_frames();  // 44.1 kHz mono, 1152 samples each
+    const uint32_t start_ms = 1000;
+    for (size_t i = 0; i < frames.size(); i++) {
+        // MP3, 44 kHz (rate index 3), 16-bit, mono: 0x2e.
+        std::string body("\x2e", 1);
+        body.append(reinterpret_cast<const char*>(frames[i].data()), frames[i].size());
+        uint32_t ts = start_ms + static_cast<uint32_t>(i * 1152 * 1000 / 44100);
+        f.bridge->on_live_message(LiveMessagePtr(
+            LiveMessage::create(LiveMessageKind::kAudio, ts, SharedBytes::copy_of(body.data(), body.size()))));
+    }
+    EXPECT_TRUE(f.bridge->transcoding());
+    EXPECT_EQ(f.bridge->counters().transcoder_starts, 1u);
+    EXPECT_EQ(f.bridge->counters().audio_frames_in, frames.size());
+    EXPECT_EQ(f.bridge->counters().audio_errors, 0u);
+    std::vector<SeenPacket> audio = player.of(RtcMediaKind::kAudio);
+    // 11 x 1152 samples at 44.1 kHz are 14.4 Opus frames of 20 ms (the resampler may hold one back).
+    double expected = frames.size() * 1152.0 * 48000 / 44100 / 960;
+    EXPECT_LE(std::abs(static_cast<double>(audio.size()) - expected), 1.0) << audio.size();
+    ASSERT_GE(audio.size(), 13u);
+    EXPECT_EQ(f.rtc->track(RtcMediaKind::kAudio).codec().name, "opus");
+    // On the FLV timeline at 48 kHz, one 20 ms packet after the other.
+    EXPECT_EQ(audio[0].timestamp, start_ms * 48);
+    for (size_t i = 0; i < audio.size(); i++) {
+        EXPECT_EQ(opus_packet_samples(audio[i].bytes.substr(kRtpFixedHeaderSize)), 960) << i;
+        if (i == 0) continue;
+        EXPECT_EQ(audio[i].timestamp - audio[i - 1].timestamp, 960u) << i;
+        EXPECT_EQ(audio[i].seq, static_cast<uint16_t>(audio[i - 1].seq + 1));
+    }
+    f.rtc->remove_player(&player);
 }
 
 TEST(LiveToRtcBridge, BrokenAudioDoesNotStopVideo) {
