@@ -12,6 +12,7 @@
 #include "app/live/live_source.hpp"
 #include "app/rtc/rtc_bridge_from_live.hpp"
 #include "app/rtc/rtc_bridge_to_live.hpp"
+#include "app/rtc/rtc_options.hpp"
 #include "app/rtc/rtc_source.hpp"
 #include "core/bytes.hpp"
 #include "kernel/rtp/rtp.hpp"
@@ -541,6 +542,43 @@ TEST(RtcToLiveBridge, LostFragmentDropsTheFrameAndAsksForAKeyframe) {
     // The second GOP (IDR at 400 ms) came through.
     EXPECT_GE(back.counters().video_frames, 5u);
     EXPECT_EQ(back.counters().sequence_headers, 1u);
+}
+
+// The times (from the first timer) at which the bridge wants a PLI sent to
+// the WebRTC publisher, with a vhost's pli_for_rtmp as the session passes it
+// and the server's 20 ms timer on a fake clock, over `over`.
+std::vector<utime_t> keyframe_requests(const std::string& pli_for_rtmp, utime_t over) {
+    std::shared_ptr<const Config> conf;
+    Error err = Config::load_text("listen 1935;\nvhost __defaultVhost__ { rtc { enabled on; rtc_to_rtmp on; pli_for_rtmp " +
+                                      pli_for_rtmp + "; } }\n",
+                                  "t.conf", &conf);
+    EXPECT_TRUE(err.ok()) << err.summary();
+    if (err.failed()) return {};
+    RtcToLiveOptions o;
+    o.pli_interval = read_rtc_vhost_options(*conf, "__defaultVhost__").pli_for_rtmp;
+    RtcTrackCodec video;
+    video.present = true;
+    video.name = "H264";
+    video.clock_rate = 90000;
+    LiveSource out("__defaultVhost__", "live", "pli");
+    RtcToLiveBridge back("test", &out, RtcTrackCodec(), video, o);
+    std::vector<utime_t> at;
+    const utime_t start = 7 * kUsPerSecond;  // a monotonic clock, not 0
+    for (utime_t now = start; now < start + over; now += 20 * kUsPerMs) {
+        back.on_timer(now);
+        if (back.take_keyframe_wanted()) at.push_back(now - start);
+    }
+    EXPECT_EQ(back.counters().pli, at.size());
+    return at;
+}
+
+TEST(RtcToLiveBridge, AsksForAKeyframeEveryPliForRtmp) {
+    const utime_t s = kUsPerSecond;
+    // The first at once (RTMP players start at a keyframe), then one each N s: 3 in 3N s.
+    EXPECT_EQ(keyframe_requests("2", 6 * s), (std::vector<utime_t>{0, 2 * s, 4 * s}));
+    EXPECT_EQ(keyframe_requests("0.5", 3 * s / 2), (std::vector<utime_t>{0, s / 2, s}));
+    // 0: no periodic request; only the first keyframe the RTMP side needs.
+    EXPECT_EQ(keyframe_requests("0", 6 * s), (std::vector<utime_t>{0}));
 }
 
 }  // namespace
