@@ -633,5 +633,92 @@ TEST(LiveToRtcBridge, EnhancedRtmpH265GoesOutAsRfc7798) {
     f.rtc->remove_player(&player);
 }
 
+
+// Enhanced RTMP AV1 (libaom's av1C of a 640x360 stream, media_codec_test.cpp's
+// kAv1c640x360): temporal units go out as AV1 RTP, the av1C's sequence header
+// first in a keyframe's unit, the temporal delimiter left out.
+TEST(LiveToRtcBridge, EnhancedRtmpAv1GoesOutAsAv1Rtp) {
+    const std::string av1c = unhex_string("81010c000a0b0000000cc4ff6736be4010");
+    const std::string sequence_header_obu = av1c.substr(4);  // 0x0a: type 1 with obu_size, 11 bytes
+    BridgeFixture f;
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    // E-RTMP: IsExHeader | frame type 1 | SequenceStart, 'av01', the record.
+    std::string header = std::string("\x90" "av01", 5) + av1c;
+    f.bridge->on_live_message(LiveMessagePtr(LiveMessage::create(
+        LiveMessageKind::kVideo, 0, SharedBytes::copy_of(header.data(), header.size()))));
+    EXPECT_EQ(f.rtc->track(RtcMediaKind::kVideo).codec().name, "AV1");
+    // A temporal delimiter, then a 2500-byte OBU_FRAME (type 6, obu_size as LEB128 0xc4 0x13).
+    std::string frame_obu = unhex_string("32c413");
+    for (int i = 0; i < 2500; i++) frame_obu.push_back(static_cast<char>(i * 7));
+    std::string unit = unhex_string("1200") + frame_obu;
+    auto send = [&](uint8_t first_byte, uint32_t ts) {  // CodedFrames: no composition time for av01
+        std::string body = std::string(1, static_cast<char>(first_byte)) + "av01" + unit;
+        f.bridge->on_live_message(LiveMessagePtr(LiveMessage::create(
+            LiveMessageKind::kVideo, ts, SharedBytes::copy_of(body.data(), body.size()))));
+    };
+    send(0x91, 40);  // frame type 1: key
+    send(0xa1, 80);  // frame type 2: inter
+    std::vector<SeenPacket> video = player.of(RtcMediaKind::kVideo);
+    EXPECT_EQ(f.bridge->counters().video_frames, 2u);
+    EXPECT_EQ(f.bridge->counters().video_errors, 0u);
+
+    // Each unit's elements back (W = 0: each after its LEB128 length; Y/Z join fragments).
+    std::vector<std::vector<std::string>> units;
+    std::vector<uint32_t> unit_ts;
+    bool open = false;
+    for (const SeenPacket& p : video) {
+        EXPECT_LE(p.bytes.size(), kRtpFixedHeaderSize + 1200);
+        std::string payload = p.bytes.substr(kRtpFixedHeaderSize);
+        uint8_t agg = static_cast<uint8_t>(payload[0]);
+        EXPECT_EQ(agg & 0x30, 0) << "W";
+        if (!open) {
+            units.emplace_back();
+            unit_ts.push_back(p.timestamp);
+            EXPECT_EQ(agg & 0x80, 0) << "a unit's first packet continues nothing";
+            EXPECT_EQ(p.keyframe, (agg & 0x08) != 0);
+        } else {
+            EXPECT_EQ(p.timestamp, unit_ts.back());
+            EXPECT_NE(agg & 0x80, 0) << "Z after Y";
+            EXPECT_EQ(agg & 0x08, 0) << "N only on the first packet";
+        }
+        size_t i = 1;
+        bool first_element = true;
+        while (i < payload.size()) {
+            size_t len = 0, shift = 0;
+            while (i < payload.size()) {
+                uint8_t b = static_cast<uint8_t>(payload[i++]);
+                len |= static_cast<size_t>(b & 0x7f) << shift;
+                shift += 7;
+                if (!(b & 0x80)) break;
+            }
+            ASSERT_LE(i + len, payload.size());
+            std::string e = payload.substr(i, len);
+            if (first_element && (agg & 0x80) && !units.back().empty()) {
+                units.back().back() += e;
+            } else {
+                units.back().push_back(e);
+            }
+            first_element = false;
+            i += len;
+        }
+        open = (agg & 0x40) != 0;
+        EXPECT_EQ(p.marker, !open) << "the marker ends a unit";
+    }
+    ASSERT_EQ(units.size(), 2u);
+    EXPECT_EQ(unit_ts, (std::vector<uint32_t>{40u * 90, 80u * 90}));
+    // Elements are OBUs without obu_size (header 0x32 -> 0x30, 0x0a -> 0x08).
+    std::string frame_element = "\x30" + frame_obu.substr(3);
+    std::string sequence_element = "\x08" + sequence_header_obu.substr(2);
+    EXPECT_EQ(units[0], (std::vector<std::string>{sequence_element, frame_element}));
+    EXPECT_EQ(units[1], (std::vector<std::string>{frame_element}));
+    // The keyframe's first packet says N (a new coded video sequence) and is the ring's keyframe.
+    ASSERT_GE(video.size(), 4u);  // 2500 bytes: three packets, then the inter unit
+    EXPECT_NE(static_cast<uint8_t>(video[0].bytes[kRtpFixedHeaderSize]) & 0x08, 0);
+    EXPECT_TRUE(video[0].keyframe);
+    EXPECT_FALSE(video.back().keyframe);
+    for (size_t i = 1; i < video.size(); i++) EXPECT_EQ(video[i].seq, static_cast<uint16_t>(video[i - 1].seq + 1));
+    f.rtc->remove_player(&player);
+}
 }  // namespace
 }  // namespace srs
