@@ -11,19 +11,22 @@ over WebRTC).
 
 WebRTC in, RTMP out (rtc_to_rtmp on): aiortc publishes H.264 + Opus and
 ffprobe reads H.264 + AAC over RTMP and HTTP-FLV, with audio and video on
-one timeline.
+one timeline; the API lists the bridged stream and its WebRTC publisher, and
+kicking that publisher ends the stream for RTMP players.
 
 In CI (CI=true) a missing aiortc or Chromium fails the tests; elsewhere they skip."""
 import json
 import statistics
 import subprocess
+import threading
 import time
+import urllib.parse
 
 import pytest
 
-from conftest import wait_until
-from media import FFPROBE, Publisher, make_test_flv, probe_streams, wait_for_publish
-from rtc_env import api_get, api_stream, require_aiortc, rtc_clients, start_rtc
+from conftest import stop_process, wait_until
+from media import FFMPEG, FFPROBE, Publisher, make_test_flv, probe_streams, wait_for_publish
+from rtc_env import api_delete, api_get, api_stream, require_aiortc, rtc_clients, start_rtc
 from test_rtc_browser import rtc_browser  # noqa: F401  (the Chromium fixture)
 
 BRIDGE = "    rtmp_to_rtc on;\n    rtc_to_rtmp on;\n    pli_for_rtmp 2;\n"
@@ -326,6 +329,73 @@ def test_rtmp_players_join_with_a_keyframe(bridge_srs, rtc):
     flags = [line.strip() for line in r.stdout.splitlines() if line.strip()]
     assert flags and flags[0].startswith("K"), flags[:5]
     assert pub.state == "connected"
+
+
+class RtmpPlayer:
+    """ffmpeg playing an RTMP stream, the bytes of its FLV copy counted as they arrive."""
+
+    def __init__(self, url):
+        self.proc = subprocess.Popen([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", url, "-c", "copy",
+                                      "-flush_packets", "1", "-f", "flv", "pipe:1"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.bytes = 0
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        while True:
+            chunk = self.proc.stdout.read1(65536)
+            if not chunk:
+                return
+            self.bytes += len(chunk)
+
+    def gets_data(self, seconds):
+        before = self.bytes
+        time.sleep(seconds)
+        return self.bytes > before
+
+    def stop(self):
+        stop_process(self.proc)
+        self.reader.join(5)
+
+
+def test_whip_publisher_is_listed_and_kicked(bridge_srs, rtc):
+    """A WHIP publisher bridged to RTMP is an ordinary stream in the API: its
+    codecs are the bridge's H.264 and AAC, its publisher the WebRTC client.
+    DELETE /api/v1/clients/<id> of that client (the console's kick) ends it:
+    the API shows no publisher and an RTMP player gets no more data."""
+    srs = bridge_srs
+    rtc.publish(srs.api, "live", "wk")
+
+    def codecs():
+        s = api_stream(srs, "wk") or {}
+        return ((s.get("video") or {}).get("codec"), (s.get("audio") or {}).get("codec"))
+    assert wait_until(lambda: codecs() == ("H264", "AAC"), 10), api_stream(srs, "wk")
+    stream = api_stream(srs, "wk")
+    assert (stream["video"]["width"], stream["video"]["height"]) == (320, 240), stream
+    assert (stream["audio"]["sample_rate"], stream["audio"]["channel"]) == (48000, 2), stream
+    (client,) = rtc_clients(srs, "wk", "rtc-publish")
+    assert client["publish"] is True and client["url"] == "/live/wk", client
+    assert client["stream"] == stream["id"], (client, stream)
+    assert stream["publish"] == {"active": True, "cid": client["id"]}, stream
+
+    player = RtmpPlayer(f"rtmp://127.0.0.1:{srs.rtmp_port}/live/wk")
+    try:
+        assert wait_until(lambda: player.bytes > 20000, 15), player.bytes
+        assert player.gets_data(1), player.bytes
+        clients = api_get(srs, "/api/v1/clients?count=1000")["clients"]
+        assert [c for c in clients if c["type"] == "rtmp-play" and c["name"] == "wk"], clients
+
+        status, _ = api_delete(srs, f"/api/v1/clients/{urllib.parse.quote(client['id'])}")
+        assert status == 200
+        assert wait_until(lambda: not rtc_clients(srs, "wk", "rtc-publish"), 5), rtc_clients(srs)
+        assert wait_until(lambda: (api_stream(srs, "wk") or {}).get("publish", {}).get("active") is not True, 5), \
+            api_stream(srs, "wk")
+        time.sleep(0.5)  # what was already on its way
+        assert not player.gets_data(3), f"the RTMP player still gets data ({player.bytes} bytes)"
+        assert srs.alive()
+    finally:
+        player.stop()
 
 
 # ---- Chromium ----

@@ -172,12 +172,16 @@ RtcSource::RtcSource(std::string vhost, std::string app, std::string stream)
       video_(RtcMediaKind::kVideo, 1024, rtc_random_u32()) {}
 
 void RtcSource::set_publisher(RtcPublisherControl* publisher, const RtcTrackCodec& audio, const RtcTrackCodec& video) {
-    publisher_ = publisher;
     generation_++;
     audio_.set_codec(audio);
     video_.set_codec(video);
-    audio_.rebase();
-    video_.rebase();
+    if (publisher != publisher_) {
+        // A new publisher numbers from anywhere; the same one announcing new
+        // codecs (the RTMP bridge at a new sequence header) keeps its timeline.
+        audio_.rebase();
+        video_.rebase();
+    }
+    publisher_ = publisher;
     last_keyframe_request_ = -1;
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,11 +12,13 @@
 #include "app/live/live_source.hpp"
 #include "app/rtc/rtc_bridge_from_live.hpp"
 #include "app/rtc/rtc_bridge_to_live.hpp"
+#include "app/rtc/rtc_options.hpp"
 #include "app/rtc/rtc_source.hpp"
 #include "core/bytes.hpp"
 #include "kernel/rtp/rtp.hpp"
 #include "kernel/rtp/rtp_h264.hpp"
 #include "utest/app/rtc/bridge_test_media.hpp"
+#include "utest/kernel/codec/audio_vectors.hpp"
 #include "utest/test_util.hpp"
 
 namespace srs {
@@ -191,6 +194,52 @@ TEST(LiveToRtcBridge, TranscodesAudioOnlyWhilePlayersListen) {
     EXPECT_FALSE(f.bridge->transcoding());
 }
 
+// The samples of one Opus packet (RFC 6716 3.1: the TOC's config, one frame per packet with code 0).
+int opus_packet_samples(const std::string& payload) {
+    uint8_t toc = static_cast<uint8_t>(payload[0]);
+    int config = toc >> 3;
+    if ((toc & 3) != 0) return -1;  // more than one frame: not what the bridge sends
+    static const int silk[4] = {480, 960, 1920, 2880}, hybrid[2] = {480, 960}, celt[4] = {120, 240, 480, 960};
+    return config < 12 ? silk[config % 4] : config < 16 ? hybrid[config % 2] : celt[config % 4];
+}
+
+// MP3 (FLV SoundFormat 2): the decoder is set up from the tag's rate and
+// channel flags (no AudioSpecificConfig); the frames are real libmp3lame ones.
+TEST(LiveToRtcBridge, TranscodesMp3ToOpus) {
+    BridgeFixture f;
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    const auto& frames = utest::sine440_mp3_frames();  // 44.1 kHz mono, 1152 samples each
+    const uint32_t start_ms = 1000;
+    for (size_t i = 0; i < frames.size(); i++) {
+        // MP3, 44 kHz (rate index 3), 16-bit, mono: 0x2e.
+        std::string body("\x2e", 1);
+        body.append(reinterpret_cast<const char*>(frames[i].data()), frames[i].size());
+        uint32_t ts = start_ms + static_cast<uint32_t>(i * 1152 * 1000 / 44100);
+        f.bridge->on_live_message(LiveMessagePtr(
+            LiveMessage::create(LiveMessageKind::kAudio, ts, SharedBytes::copy_of(body.data(), body.size()))));
+    }
+    EXPECT_TRUE(f.bridge->transcoding());
+    EXPECT_EQ(f.bridge->counters().transcoder_starts, 1u);
+    EXPECT_EQ(f.bridge->counters().audio_frames_in, frames.size());
+    EXPECT_EQ(f.bridge->counters().audio_errors, 0u);
+    std::vector<SeenPacket> audio = player.of(RtcMediaKind::kAudio);
+    // 11 x 1152 samples at 44.1 kHz are 14.4 Opus frames of 20 ms (the resampler may hold one back).
+    double expected = frames.size() * 1152.0 * 48000 / 44100 / 960;
+    EXPECT_LE(std::abs(static_cast<double>(audio.size()) - expected), 1.0) << audio.size();
+    ASSERT_GE(audio.size(), 13u);
+    EXPECT_EQ(f.rtc->track(RtcMediaKind::kAudio).codec().name, "opus");
+    // On the FLV timeline at 48 kHz, one 20 ms packet after the other.
+    EXPECT_EQ(audio[0].timestamp, start_ms * 48);
+    for (size_t i = 0; i < audio.size(); i++) {
+        EXPECT_EQ(opus_packet_samples(audio[i].bytes.substr(kRtpFixedHeaderSize)), 960) << i;
+        if (i == 0) continue;
+        EXPECT_EQ(audio[i].timestamp - audio[i - 1].timestamp, 960u) << i;
+        EXPECT_EQ(audio[i].seq, static_cast<uint16_t>(audio[i - 1].seq + 1));
+    }
+    f.rtc->remove_player(&player);
+}
+
 TEST(LiveToRtcBridge, BrokenAudioDoesNotStopVideo) {
     BridgeFixture f;
     RecordingPlayer player;
@@ -240,6 +289,53 @@ TEST(LiveToRtcBridge, GoingAwayUnpublishesTheRtcSource) {
     f.bridge.reset();
     EXPECT_FALSE(f.rtc->has_publisher());
     EXPECT_EQ(player.unpublished, 1);
+    f.rtc->remove_player(&player);
+}
+
+// A second x264 stream's sequence header, as an FLV tag body (media_codec_test.cpp's kAvcHigh768x320):
+// High 3.1, 768x320, where bridge_media's stream is High 1.0, 64x48.
+const char* const kAvcHigh768x320 =
+    "17000000000164001fffe100196764001facd940c029b011000003000100000300320f18319601000668ebe3cb22c0fdf8f8"
+    "00";
+// The tag of bridge_media's second IDR (400 ms).
+constexpr size_t kSecondIdrTag = 27;
+
+// bridge_media's stream, its parameter sets replaced by kAvcHigh768x320's at the second IDR
+// (the bridge does not decode slices: only the SPS/PPS it sends change).
+void feed_with_new_parameter_sets(BridgeFixture& f) {
+    ASSERT_EQ(bridge_media::kTags[kSecondIdrTag].timestamp, 400u);
+    ASSERT_EQ(bridge_media::kTags[kSecondIdrTag].body[0], 0x17);  // a keyframe's NALUs
+    f.feed(0, kSecondIdrTag);
+    std::string header = utest::unhex_string(kAvcHigh768x320);
+    f.bridge->on_live_message(LiveMessagePtr(LiveMessage::create(
+        LiveMessageKind::kVideo, 400, SharedBytes::copy_of(header.data(), header.size()))));
+    f.feed(kSecondIdrTag);
+}
+
+// A new sequence header is the same publisher going on: its packets keep
+// their FLV timeline and numbering, so players and the RTMP side stay in sync.
+TEST(LiveToRtcBridge, NewParameterSetsKeepTheTimeline) {
+    BridgeFixture f(true);
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    feed_with_new_parameter_sets(f);
+    EXPECT_NE(f.rtc->track(RtcMediaKind::kVideo).codec().fmtp.find("profile-level-id=64001f"), std::string::npos);
+    std::vector<SeenPacket> video = player.of(RtcMediaKind::kVideo), audio = player.of(RtcMediaKind::kAudio);
+    VideoPacketInfo vi;
+    const bridge_media::Tag& idr = bridge_media::kTags[kSecondIdrTag];
+    ASSERT_TRUE(parse_video_packet(idr.body, idr.size, &vi).ok());
+    ASSERT_FALSE(video.empty());
+    auto second = std::find_if(video.begin(), video.end(), [&](const SeenPacket& p) {
+        return p.keyframe && p.timestamp != video[0].timestamp;  // past the first IDR's packets
+    });
+    ASSERT_NE(second, video.end());
+    EXPECT_EQ(second->timestamp, (400u + vi.composition_time) * 90);
+    for (size_t i = 1; i < video.size(); i++) EXPECT_EQ(video[i].seq, static_cast<uint16_t>(video[i - 1].seq + 1));
+    ASSERT_GE(audio.size(), 5u);
+    for (size_t i = 1; i < audio.size(); i++) {
+        EXPECT_EQ(audio[i].timestamp - audio[i - 1].timestamp, 960u) << i;
+        EXPECT_EQ(audio[i].seq, static_cast<uint16_t>(audio[i - 1].seq + 1));
+    }
     f.rtc->remove_player(&player);
 }
 
@@ -344,6 +440,69 @@ TEST(RtcToLiveBridge, RebuildsTheStreamFromItsPackets) {
     delete consumer;
 }
 
+// The SPS of an AVCDecoderConfigurationRecord with one (its length at byte 6).
+std::string avcc_sps(const uint8_t* record, size_t n) {
+    if (n < 8 || 8 + static_cast<size_t>(load_be16(record + 6)) > n) return "";
+    return std::string(reinterpret_cast<const char*>(record + 8), load_be16(record + 6));
+}
+
+TEST(RtcToLiveBridge, NewParameterSetsMakeANewSequenceHeader) {
+    BridgeFixture f(true);
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    feed_with_new_parameter_sets(f);
+    f.rtc->remove_player(&player);
+
+    LiveSource out("__defaultVhost__", "live", "resized");
+    SourceOptions so;
+    so.jitter = TimeJitter::kOff;
+    so.bridge = false;
+    ASSERT_TRUE(out.on_publish("test", so).ok());
+    LiveConsumer* consumer = out.create_consumer(ConsumerOptions());
+    RtcTrackCodec no_audio;
+    RtcToLiveBridge back("test", &out, no_audio, f.rtc->track(RtcMediaKind::kVideo).codec(), RtcToLiveOptions());
+    back.on_sender_report(RtcMediaKind::kVideo, ntp_of_ms(0), 0, 0);
+    utime_t now = 1000;
+    for (const SeenPacket& p : player.of(RtcMediaKind::kVideo)) {
+        RtpHeader h;
+        ASSERT_TRUE(rtp_parse_header(reinterpret_cast<const uint8_t*>(p.bytes.data()), p.bytes.size(), &h).ok());
+        back.on_rtp(p.kind, reinterpret_cast<const uint8_t*>(p.bytes.data()), p.bytes.size(), h, now);
+        now += 1000;
+    }
+    back.on_timer(now + kUsPerSecond);
+    Collected c;
+    drain(consumer, &c);
+    out.remove_consumer(consumer);
+    delete consumer;
+
+    // Two sequence headers, each right before the keyframe it describes; no frame lost.
+    std::vector<size_t> headers;
+    for (size_t i = 0; i < c.messages.size(); i++) {
+        if (c.messages[i]->is_sequence_header()) headers.push_back(i);
+    }
+    EXPECT_EQ(back.counters().sequence_headers, 2u);
+    ASSERT_EQ(headers.size(), 2u);
+    EXPECT_EQ(c.messages.size(), 2u + 15u);
+    EXPECT_EQ(headers[0], 0u);
+    ASSERT_LT(headers[1] + 1, c.messages.size());
+    EXPECT_TRUE(c.messages[headers[1] + 1]->is_keyframe());
+    EXPECT_EQ(c.messages[headers[1]]->timestamp(), c.messages[headers[1] + 1]->timestamp());
+    // The first carries the stream's SPS, the second the new one: 768x320.
+    const std::string resized = utest::unhex_string(kAvcHigh768x320).substr(5);
+    std::string want[2] = {avcc_sps(bridge_media::kTags[0].body + 5, bridge_media::kTags[0].size - 5),
+                           avcc_sps(reinterpret_cast<const uint8_t*>(resized.data()), resized.size())};
+    int width[2] = {64, 768}, height[2] = {48, 320};
+    for (int k = 0; k < 2; k++) {
+        const LiveMessage& m = *c.messages[headers[k]];
+        ASSERT_FALSE(want[k].empty());
+        EXPECT_EQ(avcc_sps(m.payload().data() + 5, m.size() - 5), want[k]) << k;
+        VideoCodecConfig config;
+        ASSERT_TRUE(parse_avc_sequence_header(m.payload().data() + 5, m.size() - 5, &config).ok()) << k;
+        EXPECT_EQ(config.width, width[k]) << k;
+        EXPECT_EQ(config.height, height[k]) << k;
+    }
+}
+
 TEST(RtcToLiveBridge, LostFragmentDropsTheFrameAndAsksForAKeyframe) {
     BridgeFixture f(true);
     RecordingPlayer player;
@@ -383,6 +542,43 @@ TEST(RtcToLiveBridge, LostFragmentDropsTheFrameAndAsksForAKeyframe) {
     // The second GOP (IDR at 400 ms) came through.
     EXPECT_GE(back.counters().video_frames, 5u);
     EXPECT_EQ(back.counters().sequence_headers, 1u);
+}
+
+// The times (from the first timer) at which the bridge wants a PLI sent to
+// the WebRTC publisher, with a vhost's pli_for_rtmp as the session passes it
+// and the server's 20 ms timer on a fake clock, over `over`.
+std::vector<utime_t> keyframe_requests(const std::string& pli_for_rtmp, utime_t over) {
+    std::shared_ptr<const Config> conf;
+    Error err = Config::load_text("listen 1935;\nvhost __defaultVhost__ { rtc { enabled on; rtc_to_rtmp on; pli_for_rtmp " +
+                                      pli_for_rtmp + "; } }\n",
+                                  "t.conf", &conf);
+    EXPECT_TRUE(err.ok()) << err.summary();
+    if (err.failed()) return {};
+    RtcToLiveOptions o;
+    o.pli_interval = read_rtc_vhost_options(*conf, "__defaultVhost__").pli_for_rtmp;
+    RtcTrackCodec video;
+    video.present = true;
+    video.name = "H264";
+    video.clock_rate = 90000;
+    LiveSource out("__defaultVhost__", "live", "pli");
+    RtcToLiveBridge back("test", &out, RtcTrackCodec(), video, o);
+    std::vector<utime_t> at;
+    const utime_t start = 7 * kUsPerSecond;  // a monotonic clock, not 0
+    for (utime_t now = start; now < start + over; now += 20 * kUsPerMs) {
+        back.on_timer(now);
+        if (back.take_keyframe_wanted()) at.push_back(now - start);
+    }
+    EXPECT_EQ(back.counters().pli, at.size());
+    return at;
+}
+
+TEST(RtcToLiveBridge, AsksForAKeyframeEveryPliForRtmp) {
+    const utime_t s = kUsPerSecond;
+    // The first at once (RTMP players start at a keyframe), then one each N s: 3 in 3N s.
+    EXPECT_EQ(keyframe_requests("2", 6 * s), (std::vector<utime_t>{0, 2 * s, 4 * s}));
+    EXPECT_EQ(keyframe_requests("0.5", 3 * s / 2), (std::vector<utime_t>{0, s / 2, s}));
+    // 0: no periodic request; only the first keyframe the RTMP side needs.
+    EXPECT_EQ(keyframe_requests("0", 6 * s), (std::vector<utime_t>{0}));
 }
 
 }  // namespace
@@ -437,5 +633,92 @@ TEST(LiveToRtcBridge, EnhancedRtmpH265GoesOutAsRfc7798) {
     f.rtc->remove_player(&player);
 }
 
+
+// Enhanced RTMP AV1 (libaom's av1C of a 640x360 stream, media_codec_test.cpp's
+// kAv1c640x360): temporal units go out as AV1 RTP, the av1C's sequence header
+// first in a keyframe's unit, the temporal delimiter left out.
+TEST(LiveToRtcBridge, EnhancedRtmpAv1GoesOutAsAv1Rtp) {
+    const std::string av1c = unhex_string("81010c000a0b0000000cc4ff6736be4010");
+    const std::string sequence_header_obu = av1c.substr(4);  // 0x0a: type 1 with obu_size, 11 bytes
+    BridgeFixture f;
+    RecordingPlayer player;
+    f.rtc->add_player(&player);
+    // E-RTMP: IsExHeader | frame type 1 | SequenceStart, 'av01', the record.
+    std::string header = std::string("\x90" "av01", 5) + av1c;
+    f.bridge->on_live_message(LiveMessagePtr(LiveMessage::create(
+        LiveMessageKind::kVideo, 0, SharedBytes::copy_of(header.data(), header.size()))));
+    EXPECT_EQ(f.rtc->track(RtcMediaKind::kVideo).codec().name, "AV1");
+    // A temporal delimiter, then a 2500-byte OBU_FRAME (type 6, obu_size as LEB128 0xc4 0x13).
+    std::string frame_obu = unhex_string("32c413");
+    for (int i = 0; i < 2500; i++) frame_obu.push_back(static_cast<char>(i * 7));
+    std::string unit = unhex_string("1200") + frame_obu;
+    auto send = [&](uint8_t first_byte, uint32_t ts) {  // CodedFrames: no composition time for av01
+        std::string body = std::string(1, static_cast<char>(first_byte)) + "av01" + unit;
+        f.bridge->on_live_message(LiveMessagePtr(LiveMessage::create(
+            LiveMessageKind::kVideo, ts, SharedBytes::copy_of(body.data(), body.size()))));
+    };
+    send(0x91, 40);  // frame type 1: key
+    send(0xa1, 80);  // frame type 2: inter
+    std::vector<SeenPacket> video = player.of(RtcMediaKind::kVideo);
+    EXPECT_EQ(f.bridge->counters().video_frames, 2u);
+    EXPECT_EQ(f.bridge->counters().video_errors, 0u);
+
+    // Each unit's elements back (W = 0: each after its LEB128 length; Y/Z join fragments).
+    std::vector<std::vector<std::string>> units;
+    std::vector<uint32_t> unit_ts;
+    bool open = false;
+    for (const SeenPacket& p : video) {
+        EXPECT_LE(p.bytes.size(), kRtpFixedHeaderSize + 1200);
+        std::string payload = p.bytes.substr(kRtpFixedHeaderSize);
+        uint8_t agg = static_cast<uint8_t>(payload[0]);
+        EXPECT_EQ(agg & 0x30, 0) << "W";
+        if (!open) {
+            units.emplace_back();
+            unit_ts.push_back(p.timestamp);
+            EXPECT_EQ(agg & 0x80, 0) << "a unit's first packet continues nothing";
+            EXPECT_EQ(p.keyframe, (agg & 0x08) != 0);
+        } else {
+            EXPECT_EQ(p.timestamp, unit_ts.back());
+            EXPECT_NE(agg & 0x80, 0) << "Z after Y";
+            EXPECT_EQ(agg & 0x08, 0) << "N only on the first packet";
+        }
+        size_t i = 1;
+        bool first_element = true;
+        while (i < payload.size()) {
+            size_t len = 0, shift = 0;
+            while (i < payload.size()) {
+                uint8_t b = static_cast<uint8_t>(payload[i++]);
+                len |= static_cast<size_t>(b & 0x7f) << shift;
+                shift += 7;
+                if (!(b & 0x80)) break;
+            }
+            ASSERT_LE(i + len, payload.size());
+            std::string e = payload.substr(i, len);
+            if (first_element && (agg & 0x80) && !units.back().empty()) {
+                units.back().back() += e;
+            } else {
+                units.back().push_back(e);
+            }
+            first_element = false;
+            i += len;
+        }
+        open = (agg & 0x40) != 0;
+        EXPECT_EQ(p.marker, !open) << "the marker ends a unit";
+    }
+    ASSERT_EQ(units.size(), 2u);
+    EXPECT_EQ(unit_ts, (std::vector<uint32_t>{40u * 90, 80u * 90}));
+    // Elements are OBUs without obu_size (header 0x32 -> 0x30, 0x0a -> 0x08).
+    std::string frame_element = "\x30" + frame_obu.substr(3);
+    std::string sequence_element = "\x08" + sequence_header_obu.substr(2);
+    EXPECT_EQ(units[0], (std::vector<std::string>{sequence_element, frame_element}));
+    EXPECT_EQ(units[1], (std::vector<std::string>{frame_element}));
+    // The keyframe's first packet says N (a new coded video sequence) and is the ring's keyframe.
+    ASSERT_GE(video.size(), 4u);  // 2500 bytes: three packets, then the inter unit
+    EXPECT_NE(static_cast<uint8_t>(video[0].bytes[kRtpFixedHeaderSize]) & 0x08, 0);
+    EXPECT_TRUE(video[0].keyframe);
+    EXPECT_FALSE(video.back().keyframe);
+    for (size_t i = 1; i < video.size(); i++) EXPECT_EQ(video[i].seq, static_cast<uint16_t>(video[i - 1].seq + 1));
+    f.rtc->remove_player(&player);
+}
 }  // namespace
 }  // namespace srs
