@@ -357,6 +357,16 @@ uint64_t ntp_of_ms(int64_t ms) {
     return ((us / 1000000) << 32) | (((us % 1000000) << 32) / 1000000);
 }
 
+// What an RtcToLiveBridge rebuilds goes to this source (as published by
+// the bridge: no jitter correction, no bridge of its own); the consumer reads it.
+LiveConsumer* open_output(LiveSource* out) {
+    SourceOptions so;
+    so.jitter = TimeJitter::kOff;
+    so.bridge = false;
+    if (!out->on_publish("test", so).ok()) return nullptr;
+    return out->create_consumer(ConsumerOptions());
+}
+
 TEST(RtcToLiveBridge, RebuildsTheStreamFromItsPackets) {
     BridgeFixture f(true);  // every frame, B-frames too
     RecordingPlayer player;
@@ -365,11 +375,8 @@ TEST(RtcToLiveBridge, RebuildsTheStreamFromItsPackets) {
     f.rtc->remove_player(&player);
 
     LiveSource out("__defaultVhost__", "live", "back");
-    SourceOptions so;
-    so.jitter = TimeJitter::kOff;
-    so.bridge = false;
-    ASSERT_TRUE(out.on_publish("test", so).ok());
-    LiveConsumer* consumer = out.create_consumer(ConsumerOptions());
+    LiveConsumer* consumer = open_output(&out);
+    ASSERT_NE(consumer, nullptr);
     RtcToLiveOptions o;
     RtcToLiveBridge back("test", &out, f.rtc->track(RtcMediaKind::kAudio).codec(),
                          f.rtc->track(RtcMediaKind::kVideo).codec(), o);
@@ -454,11 +461,8 @@ TEST(RtcToLiveBridge, NewParameterSetsMakeANewSequenceHeader) {
     f.rtc->remove_player(&player);
 
     LiveSource out("__defaultVhost__", "live", "resized");
-    SourceOptions so;
-    so.jitter = TimeJitter::kOff;
-    so.bridge = false;
-    ASSERT_TRUE(out.on_publish("test", so).ok());
-    LiveConsumer* consumer = out.create_consumer(ConsumerOptions());
+    LiveConsumer* consumer = open_output(&out);
+    ASSERT_NE(consumer, nullptr);
     RtcTrackCodec no_audio;
     RtcToLiveBridge back("test", &out, no_audio, f.rtc->track(RtcMediaKind::kVideo).codec(), RtcToLiveOptions());
     back.on_sender_report(RtcMediaKind::kVideo, ntp_of_ms(0), 0, 0);
