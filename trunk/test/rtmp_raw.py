@@ -40,6 +40,7 @@ def chunk(csid, msg_type, payload, stream_id=0, timestamp=0, chunk_size=128, len
 class RawRtmp:
     def __init__(self, port, timeout=5):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.chunk_size = 128
 
     def handshake(self):
         c1 = b"\x00" * 8 + os.urandom(1528)
@@ -62,6 +63,25 @@ class RawRtmp:
         body = amf0_string("connect") + amf0_number(1) + amf0_object({"app": app, "tcUrl": tc_url,
                                                                       "flashVer": "LNX 9,0,124,2"})
         self.sock.sendall(chunk(3, 20, body))
+
+    def set_chunk_size(self, size):
+        """Set Chunk Size (type 1); send_media() then cuts messages at `size`."""
+        self.sock.sendall(chunk(2, 1, struct.pack(">I", size)))
+        self.chunk_size = size
+
+    def publish(self, stream, app="live"):
+        """connect, createStream and publish, without reading the answers:
+        the stream id is taken to be 1 (the first createStream's)."""
+        self.connect(app)
+        self.sock.sendall(chunk(3, 20, amf0_string("createStream") + amf0_number(2) + b"\x05"))
+        self.sock.sendall(chunk(8, 20, amf0_string("publish") + amf0_number(3) + b"\x05" + amf0_string(stream)
+                                + amf0_string("live"), stream_id=1))
+
+    def send_media(self, msg_type, payload, timestamp, stream_id=1):
+        """An audio (8) or video (9) message on the publish stream."""
+        csid = 6 if msg_type == 9 else 4
+        self.sock.sendall(chunk(csid, msg_type, payload, stream_id=stream_id, timestamp=timestamp,
+                                chunk_size=self.chunk_size))
 
     def send(self, data):
         self.sock.sendall(data)

@@ -14,6 +14,10 @@ ffprobe reads H.264 + AAC over RTMP and HTTP-FLV, with audio and video on
 one timeline; the API lists the bridged stream and its WebRTC publisher, and
 kicking that publisher ends the stream for RTMP players.
 
+Enhanced RTMP AV1 in, WebRTC out: libaom's AV1 (IVF) made into E-RTMP
+'av01' tags (test/enhanced_flv.py) and published with test/rtmp_raw.py
+plays in Chromium's whep.html with AV1 negotiated and decoded.
+
 In CI (CI=true) a missing aiortc or Chromium fails the tests; elsewhere they skip."""
 import json
 import statistics
@@ -434,6 +438,106 @@ def test_chromium_plays_an_rtmp_stream_with_bframes(bridge_srs, rtc_browser, bfr
         assert last["stats"]["audioPacketsReceived"] > 250, last
         assert "h264" in (last["stats"]["videoCodec"] or "").lower(), last
         assert "B-frames: dropped for WebRTC players" in srs.log()
+    finally:
+        rtc_browser.run("window.rtcStop && window.rtcStop();")
+        rtc_browser.navigate("about:blank")
+        pub.stop()
+
+
+@pytest.fixture(scope="module")
+def av1_ivf(tmp_path_factory):
+    """4 s of AV1 (libaom, realtime: no hidden frames) 320x240 at 25 fps, 2 s GOP, in IVF."""
+    path = tmp_path_factory.mktemp("av1") / "clip.ivf"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
+                    "-i", "testsrc=size=320x240:rate=25", "-t", "4", "-c:v", "libaom-av1", "-usage", "realtime",
+                    "-cpu-used", "8", "-lag-in-frames", "0", "-g", "50", "-keyint_min", "50", "-b:v", "300k",
+                    "-pix_fmt", "yuv420p", "-f", "ivf", str(path)], check=True, timeout=120)
+    return path
+
+
+class EnhancedRtmpPublisher:
+    """Publishes E-RTMP video tags [(ms, body, keyframe)] (the SequenceStart
+    first) with rtmp_raw.RawRtmp, paced in real time and looped, the
+    timestamps going on across loops, until stopped."""
+
+    def __init__(self, port, stream, tags, loop_ms):
+        from rtmp_raw import RawRtmp
+        self.rtmp = RawRtmp(port)
+        self.rtmp.handshake()
+        self.rtmp.set_chunk_size(4096)
+        self.rtmp.publish(stream)
+        self.tags, self.loop_ms = tags, loop_ms
+        self.sent, self.error = 0, None
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        start = time.monotonic()
+        sequence_start, frames = self.tags[0], self.tags[1:]
+        try:
+            self.rtmp.send_media(9, sequence_start[1], 0)
+            offset = 0
+            while not self.stopping.is_set():
+                for ms, body, _ in frames:
+                    wait = start + (offset + ms) / 1000 - time.monotonic()
+                    if self.stopping.wait(max(wait, 0)):
+                        return
+                    self.rtmp.send_media(9, body, offset + ms)
+                    self.sent += 1
+                offset += self.loop_ms
+        except OSError as e:
+            self.error = e
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join(5)
+        self.rtmp.close()
+
+
+def test_chromium_plays_enhanced_rtmp_av1_on_whep(srs, rtc_browser, av1_ivf):
+    """AV1 published over Enhanced RTMP (SequenceStart with the av1C, then
+    CodedFrames, FourCC 'av01') goes out as AV1 RTP: whep.html?codec=av1 in
+    Chromium negotiates AV1 (its getStats codec) and decodes the stream at
+    its size, at about its frame rate, without falling back to keyframes."""
+    from enhanced_flv import av1_video_tags, read_ivf
+    from test_rtc_browser import page_state, require_pages, wait_page
+    require_pages()
+    ivf = read_ivf(av1_ivf)
+    assert (ivf.width, ivf.height, len(ivf.frames)) == (320, 240, 100), (ivf.width, ivf.height, len(ivf.frames))
+    av1c, tags = av1_video_tags(ivf)
+    assert av1c[:4] == bytes([0x81, 0x00, 0x0C, 0x00]), av1c.hex()  # Main, level 2.0, 8-bit 4:2:0
+    assert [ms for ms, _, key in tags[1:] if key] == [0, 2000], "a keyframe every 2 s"
+    srs = start_rtc(srs, http=True, vhost_extra=BRIDGE, vhost_body=HTTP_FLV)
+    pub = EnhancedRtmpPublisher(srs.rtmp_port, "av1", tags, loop_ms=len(ivf.frames) * 40)
+    try:
+        # The server read the av1C: the stream is AV1 Main at the clip's size.
+        def video():
+            return (api_stream(srs, "av1") or {}).get("video") or {}
+        assert wait_until(lambda: video().get("codec") == "AV1", 10), (api_stream(srs, "av1"), srs.log()[-2000:])
+        assert (video()["width"], video()["height"], video()["profile"]) == (320, 240, "Main"), video()
+        q = f"app=live&stream=av1&api=127.0.0.1:{srs.api_port}&codec=av1&autostart=true"
+        rtc_browser.navigate(f"http://127.0.0.1:{srs.http_port}/players/whep.html?{q}")
+        first = wait_page(rtc_browser, lambda s: s["stats"] and s["stats"]["framesDecoded"] > 10, 20,
+                          "Chromium did not decode the AV1 stream")
+        state = first["state"]
+        assert state["codec"] == "av1" and state["warning"] is None, state  # Chromium can receive AV1
+        assert "AV1/90000" in state["offer"], state["offer"]
+        time.sleep(4)
+        last = page_state(rtc_browser)
+        stats = last["stats"]
+        decoded = stats["framesDecoded"] - first["stats"]["framesDecoded"]
+        keyframes = stats["keyFramesDecoded"] - first["stats"]["keyFramesDecoded"]
+        print(f"Chromium decoded {decoded} AV1 frames ({keyframes} keyframes) in 4 s; {stats}")
+        assert stats["videoCodec"] == "video/AV1", stats
+        assert [stats["frameWidth"], stats["frameHeight"]] == [320, 240], stats
+        assert last["video"] == [320, 240], last
+        assert stats["framesDecoded"] >= 50, stats
+        assert decoded >= 0.75 * 4 * 25, stats  # 25 fps
+        assert keyframes <= 3, stats  # a 2 s GOP: inter frames decode too
+        assert last["state"]["connection"] == "connected", last
+        assert pub.error is None and srs.alive()
+        assert "bad video" not in srs.log(), srs.log()[-3000:]
     finally:
         rtc_browser.run("window.rtcStop && window.rtcStop();")
         rtc_browser.navigate("about:blank")

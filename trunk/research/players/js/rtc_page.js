@@ -8,8 +8,9 @@
 // The query string takes SRS's page parameters, so links made for SRS's pages
 // keep working: url, autostart, app, stream, server (API host), api or port
 // (API port, or host:port), schema, vhost, eip, codec; plus ours: source
-// (camera|screen) for the publisher. The video codec (H.264, VP8, or the
-// browser's choice) is set with RTCRtpTransceiver.setCodecPreferences. For
+// (camera|screen) for the publisher. The video codec (H.264, VP8, AV1 for
+// players, or the browser's choice) is set with
+// RTCRtpTransceiver.setCodecPreferences. For
 // tests the page exposes window.stats() (the latest getStats() summary,
 // refreshed twice a second) and window.rtcState() (status text, connection
 // state, last error, source and codec).
@@ -84,11 +85,12 @@
             '&stream=' + encodeURIComponent(u.stream) + (u.search ? '&' + u.search.slice(1) : '');
     }
 
-    // 'h264', 'vp8' or '' (the browser's choice) from ?codec= or the form.
+    // 'h264', 'vp8', 'av1' or '' (the browser's choice) from ?codec= or the form.
     function codecChoice(value) {
         var v = String(value || '').toLowerCase();
         if (v === 'h264' || v === 'avc') return 'h264';
         if (v === 'vp8') return 'vp8';
+        if (v === 'av1') return 'av1';
         return '';
     }
 
@@ -229,7 +231,7 @@
             status: document.getElementById('status'),
             stats: document.getElementById('stats'),
             source: document.getElementById('source'),   // publisher pages: camera or screen
-            codec: document.getElementById('codec')      // h264, vp8 or auto
+            codec: document.getElementById('codec')      // h264, vp8, av1 (players) or auto
         };
         var q = query();
         var pc = null, media = null, resource = null, statsTimer = null;
