@@ -367,6 +367,21 @@ LiveConsumer* open_output(LiveSource* out) {
     return out->create_consumer(ConsumerOptions());
 }
 
+// Gives the bridge the packets a player got, 1 ms apart, lets its reorder
+// buffer time out, and collects what it published.
+void replay(RtcToLiveBridge* back, const std::vector<SeenPacket>& packets, LiveConsumer* consumer, Collected* out) {
+    utime_t now = 1000;
+    for (const SeenPacket& p : packets) {
+        const uint8_t* bytes = reinterpret_cast<const uint8_t*>(p.bytes.data());
+        RtpHeader h;
+        ASSERT_TRUE(rtp_parse_header(bytes, p.bytes.size(), &h).ok());
+        back->on_rtp(p.kind, bytes, p.bytes.size(), h, now);
+        now += 1000;
+    }
+    back->on_timer(now + kUsPerSecond);
+    drain(consumer, out);
+}
+
 TEST(RtcToLiveBridge, RebuildsTheStreamFromItsPackets) {
     BridgeFixture f(true);  // every frame, B-frames too
     RecordingPlayer player;
@@ -384,19 +399,11 @@ TEST(RtcToLiveBridge, RebuildsTheStreamFromItsPackets) {
     // reports put RTP 0 of both tracks at the same instant.
     back.on_sender_report(RtcMediaKind::kVideo, ntp_of_ms(0), 0, 0);
     back.on_sender_report(RtcMediaKind::kAudio, ntp_of_ms(0), 0, 0);
-    utime_t now = 1000;
     // In order, but every 7th packet held back one place (reordered).
     std::vector<SeenPacket> packets = player.packets;
     for (size_t i = 6; i + 1 < packets.size(); i += 7) std::swap(packets[i], packets[i + 1]);
-    for (const SeenPacket& p : packets) {
-        RtpHeader h;
-        ASSERT_TRUE(rtp_parse_header(reinterpret_cast<const uint8_t*>(p.bytes.data()), p.bytes.size(), &h).ok());
-        back.on_rtp(p.kind, reinterpret_cast<const uint8_t*>(p.bytes.data()), p.bytes.size(), h, now);
-        now += 1000;
-    }
-    back.on_timer(now + kUsPerSecond);
     Collected c;
-    drain(consumer, &c);
+    replay(&back, packets, consumer, &c);
 
     // Video: the sequence header with the original SPS/PPS, then every frame's NALUs as sent.
     std::vector<const LiveMessage*> video, audio;
@@ -466,16 +473,8 @@ TEST(RtcToLiveBridge, NewParameterSetsMakeANewSequenceHeader) {
     RtcTrackCodec no_audio;
     RtcToLiveBridge back("test", &out, no_audio, f.rtc->track(RtcMediaKind::kVideo).codec(), RtcToLiveOptions());
     back.on_sender_report(RtcMediaKind::kVideo, ntp_of_ms(0), 0, 0);
-    utime_t now = 1000;
-    for (const SeenPacket& p : player.of(RtcMediaKind::kVideo)) {
-        RtpHeader h;
-        ASSERT_TRUE(rtp_parse_header(reinterpret_cast<const uint8_t*>(p.bytes.data()), p.bytes.size(), &h).ok());
-        back.on_rtp(p.kind, reinterpret_cast<const uint8_t*>(p.bytes.data()), p.bytes.size(), h, now);
-        now += 1000;
-    }
-    back.on_timer(now + kUsPerSecond);
     Collected c;
-    drain(consumer, &c);
+    replay(&back, player.of(RtcMediaKind::kVideo), consumer, &c);
     out.remove_consumer(consumer);
     delete consumer;
 
