@@ -430,13 +430,16 @@ Error UdpBatchSocket::flush(utime_t timeout) {
             // sendmmsg reports an error only for the first message of the
             // call: that one is refused, the ones after it still go.
             int e = r < 0 ? errno : EIO;
-            bool gso_refused = e == EIO || e == EINVAL || e == EMSGSIZE || e == ENOPROTOOPT || e == EOPNOTSUPP;
-            if (msg_segments_[next] > 1 && gso_refused) {
-                // A device or route without GSO (EIO: no checksum offload;
-                // EINVAL: a segment over the path MTU...): this run goes as
-                // single datagrams, and GSO stays off from now on.
-                gso_ = false;
-                gso_disabled_errno_ = e;
+            // A device without GSO (EIO: no checksum offload) turns it off for
+            // good; a run this route refuses (EINVAL: a datagram over the path
+            // MTU, which alone would be fragmented) only goes one by one.
+            bool unsupported = e == EIO || e == ENOPROTOOPT || e == EOPNOTSUPP;
+            if (msg_segments_[next] > 1 && (unsupported || e == EINVAL || e == EMSGSIZE)) {
+                if (unsupported) {
+                    gso_ = false;
+                    gso_disabled_errno_ = e;
+                }
+                stats_.gso_refused++;
                 send_singly(next);
             } else {
                 last_send_errno_ = e;

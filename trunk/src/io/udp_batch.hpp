@@ -17,9 +17,9 @@
 //    peer from the same local address, all of one size but the last (which
 //    may be shorter), as one UDP GSO message (UDP_SEGMENT): the kernel walks
 //    its send path once for the run and cuts it into the same datagrams. A
-//    WebRTC player's packets of one video frame are such a run. A kernel or
-//    route that refuses GSO gets the run again as single datagrams, and GSO
-//    stays off for the socket.
+//    WebRTC player's packets of one video frame are such a run. A run the
+//    kernel refuses goes again as single datagrams; when the refusal says the
+//    device cannot do GSO at all (EIO), GSO stays off for the socket.
 //  - Waiting is coroutine-friendly (st_netfd_poll): other coroutines run while
 //    one waits; an interrupted coroutine gets kErrorThreadInterrupted.
 //
@@ -109,6 +109,7 @@ class UdpBatchSocket {
         uint64_t send_packets = 0, send_bytes = 0, send_calls = 0, send_drops = 0;
         // GSO messages sent and the datagrams they carried (also in send_packets).
         uint64_t gso_messages = 0, gso_segments = 0;
+        uint64_t gso_refused = 0;  // runs the kernel refused, sent again one by one
     };
     const Stats& stats() const;
     // errno of the last datagram the kernel refused (0: none yet), for logs.
