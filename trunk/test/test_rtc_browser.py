@@ -9,6 +9,7 @@ camera's size and audio packets received.
 Chromium is test_browser.py's Browser, with the fake media devices and
 loopback candidates allowed. In CI (CI=true) a missing Chromium fails the
 tests; elsewhere they skip with the reason."""
+import contextlib
 import os
 import time
 
@@ -30,18 +31,32 @@ def require_pages():
     require(not missing, f"{', '.join(missing)} not installed in {HTML_DIR}/players: run make")
 
 
-@pytest.fixture(scope="module")
-def rtc_browser(tmp_path_factory):
+@contextlib.contextmanager
+def running_rtc_browser(workdir, extra_args=()):
+    """The WebRTC Chromium (RTC_ARGS) with more switches, quit on exit; e.g.
+    fake_capture_files() to capture from files instead of the built-in pattern."""
     require(os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} not found: install Debian's chromium "
                                           "(sh 3rdparty/install.sh test)")
     require(os.access(CHROMEDRIVER, os.X_OK), f"{CHROMEDRIVER} not found: install Debian's chromium-driver "
                                               "(sh 3rdparty/install.sh test)")
-    b = Browser(tmp_path_factory.mktemp("rtc-browser"), RTC_ARGS)
+    b = Browser(workdir, RTC_ARGS + list(extra_args))
     try:
         b.start()
         yield b
     finally:
         b.quit()
+
+
+def fake_capture_files(video, audio):
+    """Switches that make the fake camera play a .y4m/.mjpeg file and the fake
+    microphone a .wav file (both looped by Chromium)."""
+    return [f"--use-file-for-fake-video-capture={video}", f"--use-file-for-fake-audio-capture={audio}"]
+
+
+@pytest.fixture(scope="module")
+def rtc_browser(tmp_path_factory):
+    with running_rtc_browser(tmp_path_factory.mktemp("rtc-browser")) as b:
+        yield b
 
 
 @pytest.fixture
