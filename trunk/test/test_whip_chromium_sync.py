@@ -8,9 +8,10 @@ lasts >= 5 s with the beeps within 40 ms of the flashes
 test_rtc_bridge.test_whip_stream_is_in_sync_over_rtmp.
 
 Chromium opens its fake file camera and microphone independently and loops
-each file; the test also reads, in the page, the capture timestamps of the
-first flash and beep of Chromium's own tracks (MediaStreamTrackProcessor), so
-a failure says whether the offset was already in what Chromium captured.
+each file; the test also notes, in the page, when the first flashes and
+beeps of Chromium's own tracks arrive (MediaStreamTrackProcessor, to about
+10 ms), so a failure says whether the offset was already in what Chromium
+captured.
 
 In CI (CI=true) a missing Chromium or PyAV fails the test; elsewhere it skips."""
 import json
