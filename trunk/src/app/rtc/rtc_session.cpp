@@ -426,7 +426,6 @@ void RtcSession::on_source_packet(RtcMediaKind kind, const RtcPacket& packet, ut
     check_codecs();
     if (!codec_ok_[kind_index(kind)]) return;
     if (kind == RtcMediaKind::kVideo && catching_up_) return;  // the ring has it: catch_up() sends it in turn
-    if (kind == RtcMediaKind::kVideo && sent_video_ && !seq_newer(packet.seq, last_video_seq_)) return;
     if (kind == RtcMediaKind::kVideo && waiting_keyframe_) {
         if (!packet.keyframe) return;
         waiting_keyframe_ = false;
@@ -453,6 +452,11 @@ void RtcSession::check_codecs() {
 
 bool RtcSession::start_from_ring() {
     if (!connected_ || dead_ || !waiting_keyframe_ || !source_->has_publisher()) return false;
+    // Connected inside a fan-out batch: the batch's packets go out first, so
+    // the ring holds nothing players have yet to get and catch-up sends no
+    // packet that the batch would send again (an SRTP replay for the player).
+    source_->fan_out(clock_);
+    if (!waiting_keyframe_) return true;  // the batch had a keyframe: it started there
     check_codecs();
     if (!codec_ok_[1]) return false;
     uint16_t first = 0;
@@ -481,10 +485,6 @@ void RtcSession::catch_up() {
 void RtcSession::send_media(RtcMediaKind kind, const RtcPacket& packet, bool retransmit) {
     const RtcSessionTrack& t = track(kind);
     if (!t.present || !path_) return;
-    if (kind == RtcMediaKind::kVideo && !retransmit) {
-        sent_video_ = true;
-        last_video_seq_ = packet.seq;
-    }
     uint16_t seq = packet.seq;
     if (kind == RtcMediaKind::kVideo && skip_bframes_) {
         // This player's numbering has no holes where the skipped B-frames were.

@@ -225,11 +225,6 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     static constexpr int kCatchupPerTick = 40;
     bool catching_up_ = false;
     uint16_t catchup_next_ = 0;
-    // The newest video packet (the ring's numbering) this player was given,
-    // live or by catch-up: a packet of a fan-out batch that catch-up already
-    // sent (a player connected inside the batch) is not sent twice.
-    bool sent_video_ = false;
-    uint16_t last_video_seq_ = 0;
     bool skip_bframes_ = false;
     bool bframes_logged_ = false;
     uint16_t skipped_ = 0;
