@@ -3,6 +3,7 @@ loopback ports, drives it with real clients and stops it by PID.
 
 The suite builds nothing: run `make` first (make test does)."""
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -26,18 +27,41 @@ ASAN_STRICT = "halt_on_error=1:detect_leaks=1"
 _GIVEN_PORTS = set()
 
 
+def _ephemeral_floor():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+_PORT_FLOOR = 10000
+_PORT_CEIL = max(_PORT_FLOOR + 2000, min(_ephemeral_floor(), 65536))
+_PORT_RANDOM = random.Random(os.getpid())
+
+
 def free_port(kind=socket.SOCK_STREAM):
-    """A port nothing listens on, never one this run handed out before: the
-    kernel may give a just-released port again, and a server whose RTMP and
-    API ports collide shares them (SO_REUSEPORT) and mixes the protocols."""
-    for _ in range(100):
-        with socket.socket(socket.AF_INET, kind) as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port not in _GIVEN_PORTS:
-            _GIVEN_PORTS.add(port)
-            return port
-    raise RuntimeError("no fresh port in 100 tries")
+    """A port nothing uses, below the kernel's ephemeral range and never one
+    this run handed out before. Below the range because a client socket (ours
+    probing a server, ffmpeg, urllib) takes its local port from that range:
+    a port picked there could be taken as a client's source port between the
+    pick and the server's bind, and the server would fail to listen (CI saw
+    one: an API port refused). Never twice because a server whose RTMP and API
+    ports collide shares them (SO_REUSEPORT) and mixes the protocols."""
+    for _ in range(1000):
+        port = _PORT_RANDOM.randrange(_PORT_FLOOR, _PORT_CEIL)
+        if port in _GIVEN_PORTS:
+            continue
+        try:
+            # Both protocols: a WebRTC server listens on TCP and UDP alike.
+            for k in {kind, socket.SOCK_STREAM, socket.SOCK_DGRAM}:
+                with socket.socket(socket.AF_INET, k) as s:
+                    s.bind(("0.0.0.0", port))
+        except OSError:
+            continue
+        _GIVEN_PORTS.add(port)
+        return port
+    raise RuntimeError("no free port in 1000 tries")
 
 
 def wait_until(predicate, timeout=10.0, interval=0.05):
