@@ -346,3 +346,22 @@ def test_origin_killed_mid_stream_players_stay(srs_factory, media):
             pub.stop()
         if pub2:
             pub2.stop()
+
+
+def test_protocol_flv_pulls_over_http_flv(srs_factory, media):
+    origin = start_server(srs_factory("origin"), http=True)
+    # With protocol flv the origin entry names the origin's HTTP port.
+    edge = start_server(srs_factory("edge"), edge_body(f"127.0.0.1:{origin.http_port}", more="protocol flv;"))
+    pub = Publisher(media, rtmp_url(origin))
+    try:
+        assert wait_until(lambda: "fmle-publish __defaultVhost__/live/livestream" in origin.log(), 15)
+        run = load(edge, 3, 8)
+        code, s = run.result()
+        assert code == 0, s
+        assert s["alive"] == 3 and s["failed"] == 0 and s["ts_monotonic_violations"] == 0, s
+        assert s["per_client_video_frames_min"] >= 8 * 25 * 0.6, s
+        log = edge.log()
+        assert f"from http://127.0.0.1:{origin.http_port}/live/livestream.flv" in log, log[-3000:]
+        assert "HTTP-FLV play __defaultVhost__/live/livestream" in origin.log()
+    finally:
+        pub.stop()
