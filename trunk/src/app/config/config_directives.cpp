@@ -312,14 +312,15 @@ std::vector<DirectiveSpec> build_table() {
                                                                   "and pushes published ones to it."),
         List("vhost.cluster.origin", "", kLive, "Edge: origins as HOST[:PORT] (port 1935 by default, numeric "
                                                 "hosts), tried in turn."),
-        Bool("vhost.cluster.token_traverse", "off", kLive, "Edge: connect a publisher to the origin first and refuse "
-                                                           "it when the origin refuses (auth done by the origin)."),
+        Bool("vhost.cluster.token_traverse", "off", kLive, "Edge: before answering a client's connect, connect to "
+                                                           "the origin with its tcUrl params and refuse the client "
+                                                           "when the origin refuses (the origin authenticates)."),
         Str("vhost.cluster.vhost", "", kLive, "Edge: the vhost put in the tcUrl sent to the origin; empty: this "
                                               "vhost's name."),
         NotYet(Bool("vhost.cluster.debug_srs_upnode", "on", kLive, "Edge: ask an SRS origin for its ip, pid and id.")),
         Enum("vhost.cluster.protocol", "rtmp", "rtmp|flv", kLive, "Edge: pull over RTMP, or over HTTP-FLV (GET "
-                                                                  "http://HOST:PORT/app/stream.flv, PORT from the "
-                                                                  "origin entry)."),
+                                                                  "http://HOST:PORT/app/stream.flv: the origin "
+                                                                  "entries then name HTTP ports)."),
         Bool("vhost.cluster.follow_client", "off", kLive, "Edge: use the vhost the client asked for in the tcUrl "
                                                           "sent to the origin (over cluster.vhost)."),
         NotYet(Bool("vhost.cluster.origin_cluster", "off", kLive, "Origin cluster: ask coworkers where a stream is.")),

@@ -285,8 +285,8 @@ inline constexpr VhostKey<std::string> vhost_cluster_mode{"vhost.cluster.mode"};
 // in turn.
 inline constexpr VhostKey<std::vector<std::string>> vhost_cluster_origin{"vhost.cluster.origin"};
 
-// vhost.cluster.token_traverse: Edge: connect a publisher to the origin first and refuse it when
-// the origin refuses (auth done by the origin).
+// vhost.cluster.token_traverse: Edge: before answering a client's connect, connect to the origin
+// with its tcUrl params and refuse the client when the origin refuses (the origin authenticates).
 inline constexpr VhostKey<bool> vhost_cluster_token_traverse{"vhost.cluster.token_traverse"};
 
 // vhost.cluster.vhost: Edge: the vhost put in the tcUrl sent to the origin; empty: this vhost's
@@ -294,7 +294,7 @@ inline constexpr VhostKey<bool> vhost_cluster_token_traverse{"vhost.cluster.toke
 inline constexpr VhostKey<std::string> vhost_cluster_vhost{"vhost.cluster.vhost"};
 
 // vhost.cluster.protocol: Edge: pull over RTMP, or over HTTP-FLV (GET
-// http://HOST:PORT/app/stream.flv, PORT from the origin entry).
+// http://HOST:PORT/app/stream.flv: the origin entries then name HTTP ports).
 inline constexpr VhostKey<std::string> vhost_cluster_protocol{"vhost.cluster.protocol"};
 
 // vhost.cluster.follow_client: Edge: use the vhost the client asked for in the tcUrl sent to the

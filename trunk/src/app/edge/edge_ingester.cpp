@@ -182,7 +182,9 @@ Error EdgeIngester::pull_flv(const std::string& origin, bool* got_media) {
                             std::to_string(port) + path;
     std::string request = "GET " + path + " HTTP/1.1\r\nHost: " + vhost + "\r\nUser-Agent: srs-edge\r\n" +
                           "Accept: */*\r\nConnection: close\r\n\r\n";
-    if (Error err = flv_->write(request.data(), request.size()); !err.ok()) return SRS_WRAP(err, "edge GET %s", url.c_str());
+    if (Error err = flv_->write(request.data(), request.size()); !err.ok()) {
+        return SRS_WRAP(err, "edge GET %s", url.c_str());
+    }
 
     HttpStreamResponse response;
     FlvReader reader;
@@ -194,7 +196,9 @@ Error EdgeIngester::pull_flv(const std::string& origin, bool* got_media) {
         if (Error err = co_.pull(); !err.ok()) return err;
         size_t n = 0;
         if (Error err = flv_->read(buf, sizeof(buf), &n); !err.ok()) return SRS_WRAP(err, "edge recv %s", url.c_str());
-        if (Error err = response.feed(buf, n, &body); !err.ok()) return SRS_WRAP(err, "edge response of %s", url.c_str());
+        if (Error err = response.feed(buf, n, &body); !err.ok()) {
+            return SRS_WRAP(err, "edge response of %s", url.c_str());
+        }
         if (!response.head_done()) continue;
         if (!announced) {
             if (response.status() != 200) {

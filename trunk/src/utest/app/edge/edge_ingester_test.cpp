@@ -31,9 +31,11 @@ RtmpMessage media(uint8_t type, uint32_t ts, std::vector<uint8_t> body) {
     return m;
 }
 
-// A minimal AVC sequence header the source can parse is not needed: the
-// source only warns on a bad one. Frame type 1 key / 2 inter; packet type 0/1.
-std::vector<uint8_t> avc(uint8_t frame, uint8_t packet) { return {static_cast<uint8_t>(frame << 4 | 7), packet, 0, 0, 0, 1, 2}; }
+// An AVC tag body: frame type 1 key / 2 inter, packet type 0 header / 1
+// NALUs. The header need not parse (the source only warns).
+std::vector<uint8_t> avc(uint8_t frame, uint8_t packet) {
+    return {static_cast<uint8_t>(frame << 4 | 7), packet, 0, 0, 0, 1, 2};
+}
 
 // Accepts one edge, answers connect/createStream/play, sends `msgs`, then
 // closes (or holds the connection open when hold is set).
@@ -90,8 +92,27 @@ class StreamingOrigin : public CoroutineHandler {
         done = true;
         if (hold_) {
             RtmpMessage msg;
-            while (t.recv_message(&msg).ok()) {
+            for (int i = 0; i < 100000; i++) {
+                Error err = t.recv_message(&msg);
+                if (!err.ok()) {
+                    err.ignore();
+                    break;
+                }
             }
+            return Error();
+        }
+        // Closing with unread bytes would reset the connection, and the
+        // client could lose media it has not read yet: drain first.
+        sleep_us(100 * kUsPerMs).ignore();
+        char drain[4096];
+        for (int i = 0; i < 64; i++) {
+            size_t n = 0;
+            Error err = conn->read_nowait(drain, sizeof(drain), &n);
+            if (!err.ok()) {
+                err.ignore();
+                break;
+            }
+            if (n == 0) break;
         }
         return Error();
     }
@@ -124,6 +145,8 @@ void collect(LiveConsumer* c, size_t want, std::vector<LiveMessagePtr>* out) {
     utime_t deadline = monotonic_us() + kTimeout;
     size_t videos = 0;
     while (videos < want && monotonic_us() < deadline) {
+        // Lets the ingester and the origins run (wait() may not block).
+        sleep_us(10 * kUsPerMs).ignore();
         c->wait(20 * kUsPerMs);
         std::vector<LiveMessagePtr> batch;
         c->dump(&batch, 1000);

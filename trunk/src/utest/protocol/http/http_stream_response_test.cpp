@@ -27,7 +27,7 @@ std::string feed(HttpStreamResponse* r, const std::string& wire, size_t step, Er
 }  // namespace
 
 TEST(HttpStreamResponse, IdentityBodyRunsUntilClose) {
-    const std::string wire = "HTTP/1.1 200 OK\r\nContent-Type: video/x-flv\r\nConnection: close\r\n\r\nFLV\x01\x05body";
+    const std::string wire = "HTTP/1.1 200 OK\r\nContent-Type: video/x-flv\r\nConnection: close\r\n\r\nFLV\x01\x05" "body";
     for (size_t step : {wire.size(), size_t(1), size_t(7)}) {
         HttpStreamResponse r;
         Error err;
