@@ -6,8 +6,9 @@
 
 namespace srs {
 
-EdgeManager::EdgeManager(LiveContext* ctx)
+EdgeManager::EdgeManager(LiveContext* ctx, utime_t idle_us)
     : ctx_(ctx),
+      idle_us_(idle_us),
       cluster_([ctx](const std::string& vhost) { return ctx->config()->get(vhost, keys::vhost_cluster_origin); }),
       reaper_("edge-reaper", this) {}
 
@@ -69,8 +70,11 @@ void EdgeManager::reap() {
         Pull& pull = it->second;
         LiveSource* source = pull.ingester ? pull.ingester->source() : nullptr;
         bool watched = source && source->consumer_count() + source->attached_players() > 0;
-        if (!pull.ingester || (!watched && pull.unwatched_since && now - pull.unwatched_since >= kEdgeIdleUs)) {
-            if (pull.ingester) srs_trace("edge: no player of %s for 3 s, stop its pull", it->first.c_str());
+        if (!pull.ingester || (!watched && pull.unwatched_since && now - pull.unwatched_since >= idle_us_)) {
+            if (pull.ingester) {
+                srs_trace("edge: no player of %s for %d ms, stop its pull", it->first.c_str(),
+                          (int)(idle_us_ / kUsPerMs));
+            }
             it = ingesters_.erase(it);  // ~EdgeIngester stops and unpublishes
             continue;
         }

@@ -7,8 +7,8 @@
 // every edge vhost. The manager owns neither kind's users: ingesters ask
 // the locator they were given on each retry.
 //
-// Reaping (every second): a pull whose source has had no player for
-// kEdgeIdleUs is stopped (the source is unpublished, and the source manager
+// Reaping (every second, or reap()): a pull whose source has had no player
+// for kEdgeIdleUs is stopped (the source is unpublished, and the source manager
 // frees it later); a pull whose coroutine ended (kicked from the API) is
 // dropped, and started again if players are still there.
 #pragma once
@@ -30,7 +30,8 @@ constexpr utime_t kEdgeIdleUs = 3 * kUsPerSecond;
 
 class EdgeManager : public CoroutineHandler {
   public:
-    explicit EdgeManager(LiveContext* ctx);
+    // idle_us: how long a pull outlives its last player (tests shorten it).
+    explicit EdgeManager(LiveContext* ctx, utime_t idle_us = kEdgeIdleUs);
     ~EdgeManager() override;
 
     Error start();
@@ -61,6 +62,7 @@ class EdgeManager : public CoroutineHandler {
     Error start_pull(LiveSource* source, const EdgeClientRequest& req, Pull* pull);
 
     LiveContext* ctx_;
+    utime_t idle_us_;
     ClusterOriginLocator cluster_;
     OriginLocator* override_ = nullptr;
     std::map<std::string, Pull> ingesters_;
