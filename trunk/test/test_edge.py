@@ -365,3 +365,23 @@ def test_protocol_flv_pulls_over_http_flv(srs_factory, media):
         assert "HTTP-FLV play __defaultVhost__/live/livestream" in origin.log()
     finally:
         pub.stop()
+
+
+def test_origin_vhost_from_cluster_vhost_and_follow_client(srs_factory, media):
+    # The origin serves the stream on vhost v.test only; the edges name that
+    # vhost to it: one by cluster.vhost, one by following its client.
+    origin = start_server(srs_factory("origin"), extra="vhost v.test {\n}\n")
+    by_conf = start_server(srs_factory("by-conf"), edge_body(f"127.0.0.1:{origin.rtmp_port}", more="vhost v.test;"))
+    by_client = start_server(srs_factory("by-client"), edge_body(f"127.0.0.1:{origin.rtmp_port}",
+                                                                 more="follow_client on;"))
+    pub = Publisher(media, rtmp_url(origin) + "?vhost=v.test")
+    try:
+        assert wait_until(lambda: "fmle-publish v.test/live/livestream" in origin.log(), 15), origin.log()[-2000:]
+        streams = probe_streams(rtmp_url(by_conf), timeout=30)
+        assert "video" in streams, by_conf.log()[-3000:]
+        streams = probe_streams(rtmp_url(by_client) + "?vhost=v.test", timeout=30)
+        assert "video" in streams, by_client.log()[-3000:]
+        assert "(vhost v.test)" in by_conf.log() and "(vhost v.test)" in by_client.log()
+        assert f"tcUrl=rtmp://v.test:{origin.rtmp_port}/live, vhost=v.test" in origin.log()
+    finally:
+        pub.stop()
