@@ -54,11 +54,14 @@ STREAM = obj({"id": {"type": "string", "pattern": r"^vid-"}, "name": STR, "vhost
               "video": {"type": ["object", "null"], **{k: v for k, v in VIDEO.items() if k != "type"}},
               "audio": {"type": ["object", "null"], **{k: v for k, v in AUDIO.items() if k != "type"}}},
              extra=False)
+# Ours, only on an edge's pulled streams (docs/cluster.md): not required.
+STREAM["properties"].update({"edge": {"type": "boolean", "enum": [True]}, "origin": STR})
 
 CLIENT = obj({"id": STR, "vhost": STR, "stream": STR, "ip": STR, "pageUrl": STR, "swfUrl": STR, "tcUrl": STR,
               "url": STR, "name": STR,
               "type": {"type": "string", "enum": ["rtmp-play", "flv-play", "fmle-publish", "flash-publish",
-                                                  "haivision-publish", "RTMP", "rtc-publish", "rtc-play"]},
+                                                  "haivision-publish", "RTMP", "rtc-publish", "rtc-play",
+                                                  "edge-ingest"]},
               "publish": BOOL, "alive": NUM, "send_bytes": COUNT, "recv_bytes": COUNT, "kbps": KBPS},
              extra=False)
 # WebRTC sessions add their media transport (not in SRS's shape; optional).

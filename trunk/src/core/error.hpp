@@ -95,6 +95,11 @@ enum ErrorCode : int {
     kErrorStreamBusy = 3001,       // a second publisher of a live stream
     kErrorVhostDisabled = 3002,    // vhost { enabled off; }
     kErrorStreamNameEmpty = 3003,  // publish/play without a stream name
+    // Edge (app/edge): pulling from and pushing to origins.
+    kErrorEdgeNoOrigin = 3010,       // the locator named no origin for the stream
+    kErrorEdgeOriginInvalid = 3011,  // a cluster.origin entry is not HOST[:PORT] with a numeric host
+    kErrorEdgeRedirectLoop = 3012,   // an origin redirected (RTMP 302) more than the hop limit
+    kErrorEdgeUpstreamIdle = 3013,   // the origin sent no media for too long
     // Media codecs and FLV (kernel/media_codec*, kernel/flv).
     kErrorVideoPacket = 3100,      // FLV/RTMP video tag body malformed
     kErrorAudioPacket = 3101,      // FLV/RTMP audio tag body malformed

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "app/api/api_json.hpp"
+#include "app/edge/edge_manager.hpp"
 #include "app/live/live_source.hpp"
 #include "build_options.h"
 #include "core/base64.hpp"
@@ -98,6 +99,14 @@ HttpApiHandler::Json HttpApiHandler::stream_json(LiveSource* s) {
     j["recv_bytes"] = s->recv_bytes();
     j["kbps"] = {{"recv_30s", s->recv_kbps()}, {"send_30s", s->send_kbps()}};
     j["publish"] = {{"active", s->publishing()}, {"cid", s->publisher_cid()}};
+    // Ours, only on an edge's pulled streams: where the stream comes from
+    // ("" between two tries of the pull).
+    if (EdgeManager* edge = ctx_->edge()) {
+        if (const EdgeIngester* pull = edge->ingester_of(s)) {
+            j["edge"] = true;
+            j["origin"] = pull->upstream_url();
+        }
+    }
     if (const VideoCodecConfig* v = s->video_config()) {
         j["video"] = {{"codec", v->codec}, {"profile", v->profile}, {"level", v->level}, {"width", v->width},
                       {"height", v->height}};

@@ -306,7 +306,25 @@ std::vector<DirectiveSpec> build_table() {
         Float("vhost.rtc.pli_for_rtmp", "6.0", 0, 30, kLive, "Seconds between keyframe requests to WebRTC "
                                                           "publishers for RTMP players; 0: none."),
 
-        Todo("vhost.cluster", "Edge and origin cluster."),
+        Block("vhost.cluster", "Edge and origin cluster: where this vhost's streams come from."),
+        Enum("vhost.cluster.mode", "local", "local|remote", kLive, "local: this server is the origin; remote: an "
+                                                                  "edge that pulls played streams from an origin "
+                                                                  "and pushes published ones to it."),
+        List("vhost.cluster.origin", "", kLive, "Edge: origins as HOST[:PORT] (port 1935 by default, numeric "
+                                                "hosts), tried in turn."),
+        Bool("vhost.cluster.token_traverse", "off", kLive, "Edge: before answering a client's connect, connect to "
+                                                           "the origin with its tcUrl params and refuse the client "
+                                                           "when the origin refuses (the origin authenticates)."),
+        Str("vhost.cluster.vhost", "", kLive, "Edge: the vhost put in the tcUrl sent to the origin; empty: this "
+                                              "vhost's name."),
+        NotYet(Bool("vhost.cluster.debug_srs_upnode", "on", kLive, "Edge: ask an SRS origin for its ip, pid and id.")),
+        Enum("vhost.cluster.protocol", "rtmp", "rtmp|flv", kLive, "Edge: pull over RTMP, or over HTTP-FLV (GET "
+                                                                  "http://HOST:PORT/app/stream.flv: the origin "
+                                                                  "entries then name HTTP ports)."),
+        Bool("vhost.cluster.follow_client", "off", kLive, "Edge: use the vhost the client asked for in the tcUrl "
+                                                          "sent to the origin (over cluster.vhost)."),
+        NotYet(Bool("vhost.cluster.origin_cluster", "off", kLive, "Origin cluster: ask coworkers where a stream is.")),
+        NotYet(List("vhost.cluster.coworkers", "", kLive, "Origin cluster: the other origins' API HOST:PORT.")),
         Todo("vhost.forward", "Forward streams to other servers."),
         Todo("vhost.refer", "Referer (page URL) checks."),
         Todo("vhost.security", "Allow and deny by client IP."),

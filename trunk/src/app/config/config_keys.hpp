@@ -277,5 +277,29 @@ inline constexpr VhostKey<bool> vhost_rtc_rtc_to_rtmp{"vhost.rtc.rtc_to_rtmp"};
 // 0: none.
 inline constexpr VhostKey<double> vhost_rtc_pli_for_rtmp{"vhost.rtc.pli_for_rtmp"};
 
+// vhost.cluster.mode: local: this server is the origin; remote: an edge that pulls played streams
+// from an origin and pushes published ones to it.
+inline constexpr VhostKey<std::string> vhost_cluster_mode{"vhost.cluster.mode"};
+
+// vhost.cluster.origin: Edge: origins as HOST[:PORT] (port 1935 by default, numeric hosts), tried
+// in turn.
+inline constexpr VhostKey<std::vector<std::string>> vhost_cluster_origin{"vhost.cluster.origin"};
+
+// vhost.cluster.token_traverse: Edge: before answering a client's connect, connect to the origin
+// with its tcUrl params and refuse the client when the origin refuses (the origin authenticates).
+inline constexpr VhostKey<bool> vhost_cluster_token_traverse{"vhost.cluster.token_traverse"};
+
+// vhost.cluster.vhost: Edge: the vhost put in the tcUrl sent to the origin; empty: this vhost's
+// name.
+inline constexpr VhostKey<std::string> vhost_cluster_vhost{"vhost.cluster.vhost"};
+
+// vhost.cluster.protocol: Edge: pull over RTMP, or over HTTP-FLV (GET
+// http://HOST:PORT/app/stream.flv: the origin entries then name HTTP ports).
+inline constexpr VhostKey<std::string> vhost_cluster_protocol{"vhost.cluster.protocol"};
+
+// vhost.cluster.follow_client: Edge: use the vhost the client asked for in the tcUrl sent to the
+// origin (over cluster.vhost).
+inline constexpr VhostKey<bool> vhost_cluster_follow_client{"vhost.cluster.follow_client"};
+
 }  // namespace keys
 }  // namespace srs

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "app/edge/edge_manager.hpp"
 #include "app/live/consumer_options.hpp"
 #include "app/live/live_consumer.hpp"
 #include "app/live/live_source.hpp"
@@ -114,9 +115,37 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
     if (!match_mount(config->get(vhost, keys::vhost_http_remux_mount), vhost, req.path, &app, &stream)) {
         return res->send_error(404);
     }
+    // An edge creates the stream and pulls it from its origin.
+    EdgeManager* edge = ctx_->edge();
+    if (edge && is_edge_vhost(*config, vhost)) return serve_edge(req, res, vhost, app, stream);
     LiveSource* source = ctx_->sources().find(vhost, app, stream);
     // Mounted while published, as SRS: an unknown or idle stream is a 404.
     if (!source || !source->publishing()) return res->send_error(404);
+    return serve_source(req, res, source, nullptr);
+}
+
+Error HttpFlvHandler::serve_edge(const HttpRequest& req, HttpResponse* res, const std::string& vhost,
+                                 const std::string& app, const std::string& stream) {
+    LiveSource* source = ctx_->sources().fetch_or_create(vhost, app, stream);
+    EdgeClientRequest edge_req;
+    edge_req.vhost = vhost;
+    const std::string asked = req.query_param("vhost");
+    const std::string* host = req.header("Host");
+    edge_req.asked_vhost = !asked.empty() ? asked : host ? host_without_port(*host) : vhost;
+    edge_req.app = app;
+    edge_req.stream = stream;
+    // The request's query goes to the origin as the stream's params.
+    size_t q = req.target.find('?');
+    if (q != std::string::npos) edge_req.param = req.target.substr(q);
+    return serve_source(req, res, source, &edge_req);
+}
+
+Error HttpFlvHandler::serve_source(const HttpRequest& req, HttpResponse* res, LiveSource* source,
+                                   const EdgeClientRequest* edge_req) {
+    std::shared_ptr<const Config> config = ctx_->config();
+    const std::string& vhost = source->vhost();
+    const std::string& app = source->app();
+    const std::string& stream = source->stream();
 
     ConsumerOptions options = consumer_options(*config, vhost);
     FlvTracks tracks = choose_flv_tracks(
@@ -129,6 +158,13 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
     // Attach before anything blocks: a consumer keeps the source alive
     // (the manager frees only sources nobody uses).
     std::unique_ptr<LiveConsumer> consumer(source->create_consumer(options));
+    if (edge_req) {
+        if (Error err = ctx_->edge()->on_play(source, *edge_req); !err.ok()) {
+            srs_warn("HTTP-FLV edge %s/%s/%s: %s", vhost.c_str(), app.c_str(), stream.c_str(), err.summary().c_str());
+            err.ignore();
+            return res->send_error(503);
+        }
+    }
     if (Error err = res->start_stream(200, "video/x-flv"); !err.ok()) return SRS_WRAP(err, "flv head");
     std::string header;
     FlvWriter::write_header(&header, tracks.audio, tracks.video);

@@ -18,6 +18,8 @@
 namespace srs {
 
 class LiveConsumer;
+class LiveSource;
+struct EdgeClientRequest;
 
 // What an HTTP-FLV response announces in its FLV header and what it sends.
 struct FlvTracks {
@@ -59,6 +61,12 @@ class HttpFlvHandler : public HttpHandler {
                             std::string* app, std::string* stream);
 
   private:
+    // An edge vhost: the stream is created and pulled from the origin.
+    Error serve_edge(const HttpRequest& req, HttpResponse* res, const std::string& vhost, const std::string& app,
+                     const std::string& stream);
+    // Plays `source`; edge_req: start (or join) its edge pull once attached.
+    Error serve_source(const HttpRequest& req, HttpResponse* res, LiveSource* source,
+                       const EdgeClientRequest* edge_req);
     Error play(LiveConsumer* consumer, HttpResponse* res, const std::string& url, const FlvTracks& tracks);
     LiveContext* ctx_;
 };

@@ -92,6 +92,12 @@ void LiveSource::on_unpublish() {
     srs_trace("source %s%s unpublished, consumers=%zu", vhost_.c_str(), url().c_str(), consumers_.size());
 }
 
+void LiveSource::on_upstream_switch() {
+    gop_.clear();
+    srs_trace("source %s%s: upstream switched, gop cache cleared, consumers=%zu", vhost_.c_str(), url().c_str(),
+              consumers_.size());
+}
+
 Error LiveSource::on_metadata(SharedBytes body) {
     recv_bytes_ += body.size();
     LiveMessagePtr msg(LiveMessage::create(LiveMessageKind::kData, 0, std::move(body)));

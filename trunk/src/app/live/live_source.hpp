@@ -63,6 +63,11 @@ class LiveSource {
     const std::string& publisher_cid() const { return publisher_cid_; }
     Error on_publish(const std::string& publisher_cid, const SourceOptions& options);
     void on_unpublish();
+    // The publisher's own upstream changed (an edge switched origins) while
+    // the stream stays published, so players stay: the cached GOP belongs to
+    // the old upstream and goes; new sequence headers replace the old ones
+    // as they come.
+    void on_upstream_switch();
 
     // onMetaData as players get it: an AMF0 data body "onMetaData" + object.
     Error on_metadata(SharedBytes body);

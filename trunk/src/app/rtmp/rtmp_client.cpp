@@ -87,6 +87,7 @@ Error RtmpClient::connect(const std::string& url, utime_t timeout_us, bool compl
 }
 
 Error RtmpClient::do_connect(const std::string& url, utime_t timeout_us, bool complex_handshake) {
+    rejection_info_ = Amf0Value();
     if (Error err = parse_rtmp_url(url, &req_); !err.ok()) return SRS_WRAP(err, "url %s", url.c_str());
     if (!is_ip_literal(req_.host)) {
         return SRS_ERR(kErrorRtmpClientNoDns, "host %s of %s is not an IP address (no DNS)", req_.host.c_str(),
@@ -111,7 +112,7 @@ Error RtmpClient::do_connect(const std::string& url, utime_t timeout_us, bool co
     // The properties ffmpeg and Flash players send; servers log or ignore them.
     RtmpConnectRequest creq;
     creq.transaction_id = 1;
-    creq.tc_url = req_.tc_url();
+    creq.tc_url = tc_url_.empty() ? req_.tc_url() : tc_url_;
     creq.app = req_.app;
     creq.flash_ver = flash_ver_;
     creq.object = Amf0Value::object();
@@ -222,6 +223,12 @@ Error RtmpClient::wait_result(double tid, RtmpCommand* out) {
             if (kind == RtmpCommandKind::kError) {
                 RtmpStatus status;
                 if (read_status(cmd, &status)) last_status_ = status;
+                for (const Amf0Value& v : cmd.args) {
+                    if (v.has_properties()) {
+                        rejection_info_ = v;
+                        break;
+                    }
+                }
                 return SRS_ERR(kErrorRtmpClientRejected, "rejected: %s %s", status_code_or(status, "_error"),
                                status.description.c_str());
             }

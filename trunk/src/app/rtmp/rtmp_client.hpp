@@ -59,6 +59,9 @@ class RtmpClient {
 
     // flashVer sent in connect (default "LNX 9,0,124,2", as ffmpeg's player).
     void set_flash_ver(const std::string& v) { flash_ver_ = v; }
+    // The tcUrl sent in connect instead of the URL's (an edge names the
+    // origin's vhost there while it connects to the origin's IP); "": the URL's.
+    void set_tc_url(const std::string& tc_url) { tc_url_ = tc_url; }
     // Buffer length announced to the server after play (SetBufferLength), ms.
     void set_buffer_length_ms(uint32_t ms) { buffer_length_ms_ = ms; }
 
@@ -110,6 +113,9 @@ class RtmpClient {
     const Amf0Value& server_info() const { return server_info_; }
     // The info object of the last status answer (connect, play, publish).
     const RtmpStatus& last_status() const { return last_status_; }
+    // The info object of the last _error answer, whole (an RTMP 302 carries
+    // its target in "ex"); undefined when there was none.
+    const Amf0Value& rejection_info() const { return rejection_info_; }
     RtmpTransport* transport() { return transport_.get(); }
     TcpConn* socket() { return sock_.get(); }
 
@@ -146,7 +152,9 @@ class RtmpClient {
     bool connected_ = false;
     bool playing_ = false;
     bool publishing_ = false;
+    std::string tc_url_;
     Amf0Value server_info_;
+    Amf0Value rejection_info_;
     RtmpStatus last_status_;
     // Media/data that came while waiting for an answer, in arrival order.
     std::deque<RtmpMessage> pending_;

@@ -65,6 +65,7 @@ Error RtmpServerConnection::connect_app() {
         return SRS_WRAP(err, "tcUrl %s", connect.tc_url.c_str());
     }
     object_encoding_ = connect.object_encoding;
+    const std::string asked_vhost = req_.vhost;
     req_.vhost = resolve_vhost(req_.vhost);
     info().page_url = connect.page_url;
     info().swf_url = connect.swf_url;
@@ -79,6 +80,8 @@ Error RtmpServerConnection::connect_app() {
     srs_trace("RTMP client ip=%s, tcUrl=%s, vhost=%s, app=%s, pageUrl=%s, swfUrl=%s, encoding=%d",
               peer().ip.c_str(), connect.tc_url.c_str(), req_.vhost.c_str(), req_.app.c_str(),
               connect.page_url.c_str(), connect.swf_url.c_str(), (int)object_encoding_);
+
+    if (Error err = edge_token_traverse_at_connect(connect.transaction_id, asked_vhost); !err.ok()) return err;
 
     // The whole answer to connect in one write (see RtmpTransport::cork).
     transport_.cork();

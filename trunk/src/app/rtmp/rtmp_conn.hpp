@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "app/edge/edge_request.hpp"
 #include "app/server/connection.hpp"
 #include "app/server/live_context.hpp"
 #include "app/rtmp/rtmp_transport.hpp"
@@ -37,7 +38,14 @@ class RtmpServerConnection : public Connection {
     // Sends a command on the client's message stream (onStatus and friends).
     Error send_on_stream(const RtmpCommand& cmd);
 
+    // What an edge asks its origin for on behalf of this client.
+    EdgeClientRequest edge_request(const std::string& asked_vhost) const;
+    // Edge vhost with token_traverse: the origin judges connect first.
+    Error edge_token_traverse_at_connect(double transaction_id, const std::string& asked_vhost);
+
     Error publish(const std::string& stream_name, bool fmle);
+    // Edge vhost: the publish is relayed to an origin (EdgeForwarder).
+    Error publish_to_origin(const std::string& asked_vhost, bool fmle);
     Error publish_loop(LiveSource* source);
     Error on_publish_message(LiveSource* source, RtmpMessage& msg, bool* done);
     int merged_read_ms() const;

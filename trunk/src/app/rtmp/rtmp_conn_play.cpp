@@ -1,6 +1,7 @@
 // The playing side of an RTMP connection.
 #include <memory>
 
+#include "app/edge/edge_manager.hpp"
 #include "app/live/consumer_options.hpp"
 #include "app/live/live_consumer.hpp"
 #include "app/live/live_source.hpp"
@@ -73,6 +74,7 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
     if (Error err = discover_rtmp_request(req_.tc_url(), stream_name, &req_); !err.ok()) {
         return SRS_WRAP(err, "play %s", stream_name.c_str());
     }
+    const std::string asked_vhost = req_.vhost;
     req_.vhost = resolve_vhost(req_.vhost);
     if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "play without a stream name");
     update_info(ClientKind::kRtmpPlay);
@@ -105,11 +107,28 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
 
     LiveSource* source = ctx_->sources().fetch_or_create(req_.vhost, req_.app, req_.stream);
     std::unique_ptr<LiveConsumer> consumer(source->create_consumer(options));
+    EdgeManager* edge = ctx_->edge();
+    if (edge && is_edge_vhost(*ctx_->config(), req_.vhost)) {
+        // An edge: the first player starts the pull, the others share it.
+        if (Error err = edge->on_play(source, edge_request(asked_vhost)); !err.ok()) {
+            return SRS_WRAP(err, "RTMP play %s", req_.stream_url().c_str());
+        }
+    }
     srs_trace("RTMP play %s%s, param=%s, mw=%d ms/%d msgs, realtime=%d, queue=%d s, publishing=%d",
               req_.vhost.c_str(), req_.stream_url().c_str(), req_.param.c_str(),
               (int)(options.mw_latency_us / kUsPerMs), options.mw_msgs, options.realtime,
               (int)(options.queue_length_us / kUsPerSecond), source->publishing());
     return play_loop(consumer.get());
+}
+
+EdgeClientRequest RtmpServerConnection::edge_request(const std::string& asked_vhost) const {
+    EdgeClientRequest r;
+    r.vhost = req_.vhost;
+    r.asked_vhost = asked_vhost;
+    r.app = req_.app;
+    r.stream = req_.stream;
+    r.param = req_.param;
+    return r;
 }
 
 Error RtmpServerConnection::play_loop(LiveConsumer* consumer) {

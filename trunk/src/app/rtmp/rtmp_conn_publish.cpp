@@ -29,9 +29,11 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     if (Error err = discover_rtmp_request(req_.tc_url(), stream_name, &req_); !err.ok()) {
         return SRS_WRAP(err, "publish %s", stream_name.c_str());
     }
+    const std::string asked_vhost = req_.vhost;
     req_.vhost = resolve_vhost(req_.vhost);
     if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "publish without a stream name");
     update_info(fmle ? ClientKind::kFmlePublish : ClientKind::kFlashPublish);
+    if (ctx_->edge() && is_edge_vhost(*ctx_->config(), req_.vhost)) return publish_to_origin(asked_vhost, fmle);
 
     LiveSource* source = ctx_->sources().fetch_or_create(req_.vhost, req_.app, req_.stream);
     if (source->publishing()) {

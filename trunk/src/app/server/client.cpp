@@ -16,6 +16,8 @@ const char* client_kind_name(ClientKind kind) {
             return "rtc-play";
         case ClientKind::kRtcPublish:
             return "rtc-publish";
+        case ClientKind::kEdgeIngest:
+            return "edge-ingest";
         case ClientKind::kUnknown:
         default:
             return "";
@@ -23,7 +25,8 @@ const char* client_kind_name(ClientKind kind) {
 }
 
 bool client_kind_publishes(ClientKind kind) {
-    return kind == ClientKind::kFmlePublish || kind == ClientKind::kFlashPublish || kind == ClientKind::kRtcPublish;
+    return kind == ClientKind::kFmlePublish || kind == ClientKind::kFlashPublish || kind == ClientKind::kRtcPublish ||
+           kind == ClientKind::kEdgeIngest;
 }
 
 void ClientRegistry::add(Client* client) { clients_[client->cid()] = client; }

@@ -26,6 +26,7 @@ enum class ClientKind : uint8_t {
     kFlvPlay,       // HTTP-FLV
     kRtcPlay,
     kRtcPublish,
+    kEdgeIngest,  // an edge's pull of a stream from its origin ("edge-ingest")
 };
 
 // The names SRS's API uses ("rtmp-play", "fmle-publish", ...); "" for kUnknown.

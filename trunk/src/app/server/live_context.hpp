@@ -14,6 +14,8 @@
 
 namespace srs {
 
+class EdgeManager;
+
 class LiveContext {
   public:
     virtual ~LiveContext() = default;
@@ -21,6 +23,8 @@ class LiveContext {
     virtual SourceManager& sources() = 0;
     // Every client (RTMP, HTTP and API connections, WebRTC sessions).
     virtual ClientRegistry& clients() = 0;
+    // The edge pulls of cluster.mode remote vhosts (nullptr: no edge support).
+    virtual EdgeManager* edge() { return nullptr; }
     // Reloads the conf file (SIGHUP, the raw API).
     virtual Error reload() = 0;
     // When the server started (wall clock, for the API).

@@ -16,6 +16,7 @@ Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
     : config_(std::move(config)),
       conf_path_(std::move(conf_path)),
       connections_(&clients_),
+      edge_(this),
       parent_pid_(getppid()),
       start_wall_us_(wall_us()) {}
 
@@ -23,6 +24,7 @@ Server::~Server() {
     close_listeners();
     connections_.stop();
     if (rtc_) rtc_->stop();
+    edge_.stop();
     sources_.stop();
     blocking_worker_.stop();
 }
@@ -35,6 +37,7 @@ Error Server::initialize() {
     if (Error err = blocking_worker_.start(); !err.ok()) return SRS_WRAP(err, "blocking worker");
     if (Error err = connections_.start(); !err.ok()) return SRS_WRAP(err, "connection manager");
     if (Error err = sources_.start(); !err.ok()) return SRS_WRAP(err, "source manager");
+    if (Error err = edge_.start(); !err.ok()) return SRS_WRAP(err, "edge manager");
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
     rtc_.reset(new RtcServer(this));
     if (Error err = listen_http(); !err.ok()) return SRS_WRAP(err, "listen http");
@@ -174,6 +177,7 @@ Error Server::run() {
     if (quit_ == QuitMode::kGraceful) graceful_quit();
     close_listeners();
     connections_.stop();
+    edge_.stop();  // unpublishes what it pulls: before the sources go
     sources_.stop();
     srs_trace("server stopped");
     return Error();

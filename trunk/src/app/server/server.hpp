@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/config/config.hpp"
+#include "app/edge/edge_manager.hpp"
 #include "app/server/connection.hpp"
 #include "app/api/http_api.hpp"
 #include "app/api/rtc_api.hpp"
@@ -42,6 +43,7 @@ class Server : public TcpClientHandler, public LiveContext {
     std::shared_ptr<const Config> config() const override { return config_; }
     SourceManager& sources() override { return sources_; }
     ClientRegistry& clients() override { return clients_; }
+    EdgeManager* edge() override { return &edge_; }
     utime_t start_wall_us() const override { return start_wall_us_; }
     const ProcStatsSampler& proc_stats() const override { return proc_stats_; }
 
@@ -82,6 +84,9 @@ class Server : public TcpClientHandler, public LiveContext {
     // Outlives the connection manager, which registers its connections.
     ClientRegistry clients_;
     ConnectionManager connections_;
+    // After the sources and the registry: its pulls publish the one and are
+    // listed in the other, so it is destroyed (and stopped) before both.
+    EdgeManager edge_;
     // After the registry and the sources: its sessions are in both.
     std::unique_ptr<RtcServer> rtc_;
     std::unique_ptr<RtcApiHandler> rtc_api_;

@@ -1,0 +1,112 @@
+#include "app/edge/edge_manager.hpp"
+
+#include "app/server/live_context.hpp"
+#include "core/log.hpp"
+#include "io/runtime.hpp"
+
+namespace srs {
+
+EdgeManager::EdgeManager(LiveContext* ctx, utime_t idle_us)
+    : ctx_(ctx),
+      idle_us_(idle_us),
+      cluster_([ctx](const std::string& vhost) { return ctx->config()->get(vhost, keys::vhost_cluster_origin); }),
+      reaper_("edge-reaper", this) {}
+
+EdgeManager::~EdgeManager() { stop(); }
+
+Error EdgeManager::start() { return reaper_.start(); }
+
+void EdgeManager::stop() {
+    reaper_.stop();
+    // Each stop() joins its coroutine and unpublishes its source.
+    ingesters_.clear();
+}
+
+std::string EdgeManager::key_of(const LiveSource* source) {
+    return source->vhost() + "/" + source->app() + "/" + source->stream();
+}
+
+Error EdgeManager::start_pull(LiveSource* source, const EdgeClientRequest& req, Pull* pull) {
+    std::shared_ptr<const Config> config = ctx_->config();
+    SourceOptions options;
+    options.gop_cache = config->get(req.vhost, keys::vhost_play_gop_cache);
+    options.gop_cache_max_frames = static_cast<int>(config->get(req.vhost, keys::vhost_play_gop_cache_max_frames));
+    // Origins differ in their clocks and a switch jumps: always correct.
+    options.jitter = TimeJitter::kFull;
+    pull->req = req;
+    pull->unwatched_since = 0;
+    pull->ingester.reset(new EdgeIngester(source, locator(), &ctx_->clients(), req,
+                                          read_edge_options(*config, req.vhost), options));
+    if (Error err = pull->ingester->start(); !err.ok()) {
+        pull->ingester.reset();
+        return err;
+    }
+    return Error();
+}
+
+Error EdgeManager::on_play(LiveSource* source, const EdgeClientRequest& req) {
+    Pull& pull = ingesters_[key_of(source)];
+    if (pull.ingester && pull.ingester->source() == source) {
+        pull.unwatched_since = 0;
+        return Error();
+    }
+    if (pull.ingester) pull.ingester.reset();  // a freed source's stale pull (cannot outlive it, but be safe)
+    if (Error err = start_pull(source, req, &pull); !err.ok()) {
+        ingesters_.erase(key_of(source));
+        return SRS_WRAP(err, "edge pull");
+    }
+    return Error();
+}
+
+const EdgeIngester* EdgeManager::ingester_of(const LiveSource* source) const {
+    auto it = ingesters_.find(key_of(source));
+    if (it == ingesters_.end() || !it->second.ingester || it->second.ingester->source() != source) return nullptr;
+    return it->second.ingester.get();
+}
+
+void EdgeManager::reap() {
+    utime_t now = monotonic_us();
+    for (auto it = ingesters_.begin(); it != ingesters_.end();) {
+        Pull& pull = it->second;
+        LiveSource* source = pull.ingester ? pull.ingester->source() : nullptr;
+        bool watched = source && source->consumer_count() + source->attached_players() > 0;
+        if (!pull.ingester || (!watched && pull.unwatched_since && now - pull.unwatched_since >= idle_us_)) {
+            if (pull.ingester) {
+                srs_trace("edge: no player of %s for %d ms, stop its pull", it->first.c_str(),
+                          (int)(idle_us_ / kUsPerMs));
+            }
+            it = ingesters_.erase(it);  // ~EdgeIngester stops and unpublishes
+            continue;
+        }
+        if (!watched && !pull.unwatched_since) pull.unwatched_since = now;
+        if (watched) pull.unwatched_since = 0;
+        if (!pull.ingester->running()) {
+            // Kicked from the API: players still there get a fresh pull.
+            srs_warn("edge: pull of %s ended, restart it for its players", it->first.c_str());
+            pull.ingester.reset();
+            if (Error err = start_pull(source, pull.req, &pull); !err.ok()) {
+                srs_error("edge: restart pull of %s: %s", it->first.c_str(), err.describe().c_str());
+                err.ignore();
+                it = ingesters_.erase(it);
+                continue;
+            }
+        }
+        ++it;
+    }
+}
+
+Error EdgeManager::cycle() {
+    while (true) {
+        if (Error err = reaper_.pull(); !err.ok()) {
+            err.ignore();
+            return Error();
+        }
+        reap();
+        if (Error err = sleep_us(kUsPerSecond); !err.ok()) {
+            err.ignore();
+            return Error();
+        }
+    }
+}
+
+}  // namespace srs
