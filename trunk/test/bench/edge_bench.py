@@ -118,9 +118,10 @@ def publish(media, port):
                   "-c", "copy", "-f", "flv", f"rtmp://127.0.0.1:{port}/{STREAM}"])
 
 
-def run_players(args, play_port, servers, conn_port):
+def run_players(args, play_port, servers, ports):
     """Runs args.clients players of play_port (load tool on core 0) and
-    samples each of `servers` (name -> Popen) over args.window s. Returns
+    samples each of `servers` (name -> Popen) over args.window s, with the
+    connections it holds on its own port (ports: name -> port). Returns
     {name: {cpu, conns, rss_mb}} and the load tool's summary."""
     run_for = args.settle + args.window + 5
     cmd = [args.load, "-c", str(args.clients), "-r", f"rtmp://127.0.0.1:{play_port}/{STREAM}",
@@ -137,7 +138,7 @@ def run_players(args, play_port, servers, conn_port):
         rows = {}
         for n, p in servers.items():
             rows[n] = {"cpu": 100.0 * (proc_cpu_seconds(p.pid) - c0[n]) / (t1 - t0),
-                       "conns": conns_of(p.pid, conn_port), "rss_mb": proc_rss_kb(p.pid) / 1024.0}
+                       "conns": conns_of(p.pid, ports[n]), "rss_mb": proc_rss_kb(p.pid) / 1024.0}
         out, _ = load.communicate(timeout=run_for + 30)
         summary = json.loads(out.strip().splitlines()[-1]) if out.strip() else {}
     finally:
@@ -157,7 +158,8 @@ def scenario(args, work, name, starts, publish_port, play_port, sample):
                 raise RuntimeError(f"{name}: {key} did not listen on {port}")
         pub = publish(args.media, publish_port)
         time.sleep(3)
-        rows, summary = run_players(args, play_port, {k: procs[k] for k in sample}, play_port)
+        ports = {key: port for key, _, port in starts}
+        rows, summary = run_players(args, play_port, {k: procs[k] for k in sample}, ports)
         for r in rows.values():
             r["alive"], r["verify_ok"], r["kbps"] = summary.get("alive"), summary.get("verify_ok"), summary.get("kbps")
         return rows
@@ -212,8 +214,10 @@ def main():
     n = args.clients
     print(f"{'Row':<12} {'Players':>7} {'CPU%':>7} {'CPU%/1000 players':>18} {'Mem(MB)':>8} {'alive':>6}")
     for key, r in out.items():
-        players = r["conns"] if key.startswith("edge_") or key == "edge_origin" else n
-        per_k = 1000.0 * r["cpu"] / players if players else 0.0
+        # The two-edge rows and the origin behind an edge count what they hold
+        # (the origin: its upstream players, one per edge).
+        players = r["conns"] if key.startswith("edge_") else n
+        per_k = 1000.0 * r["cpu"] / players if players and key != "edge_origin" else 0.0
         r["players"], r["cpu_per_1000"] = players, per_k
         print(f"{key:<12} {players:>7} {r['cpu']:>7.1f} {per_k:>18.2f} {r['rss_mb']:>8.1f} {str(r['alive']):>6}")
     if out["origin"]["cpu"] > 0:
