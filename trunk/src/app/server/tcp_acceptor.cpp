@@ -1,5 +1,7 @@
 #include "app/server/tcp_acceptor.hpp"
 
+#include "io/reuseport_balance.hpp"
+
 #include "core/log.hpp"
 #include "io/runtime.hpp"
 
@@ -12,6 +14,12 @@ TcpAcceptor::~TcpAcceptor() { close(); }
 
 Error TcpAcceptor::listen() {
     if (Error err = listener_.listen(); !err.ok()) return SRS_WRAP(err, "%s listener", kind_.c_str());
+    if (balance_ > 0) {
+        if (Error err = attach_reuseport_balance(listener_.fd(), balance_); !err.ok()) {
+            return SRS_WRAP(err, "%s listener: reuseport_balance %d", kind_.c_str(), balance_);
+        }
+        srs_trace("%s reuseport_balance: socket (client port / 2) mod %d", kind_.c_str(), balance_);
+    }
     if (Error err = coroutine_.start(); !err.ok()) return SRS_WRAP(err, "%s listener", kind_.c_str());
     srs_trace("%s listen at tcp://%s, fd=%d", kind_.c_str(), endpoint().to_string().c_str(), listener_.fd());
     return Error();
