@@ -1,28 +1,32 @@
-// Balanced SO_REUSEPORT: by default the kernel picks, for each new TCP
+// Balanced SO_REUSEPORT. By default the kernel picks, for each new TCP
 // connection, a socket of the port's reuseport group by a hash of the 4-tuple,
-// so N processes get Binomial(connections, 1/N) each. attach_reuseport_balance()
-// attaches a classic BPF program to the group (SO_ATTACH_REUSEPORT_CBPF) that
-// picks socket index (client source port / 2) mod group_size instead.
+// so N processes get Binomial(connections, 1/N) each (300 over 3: sd ~8, so
+// +-15 % of even fails ~1 run in 7). attach_reuseport_balance() attaches a tiny
+// eBPF program to the group (SO_ATTACH_REUSEPORT_EBPF) that hands the
+// connections out in turn: index = (atomic counter++) mod group_size.
 //
-// Why port / 2: Linux hands out connect() source ports in steps of 2 (even
-// ports for connect, odd ones kept for bind), so the connections of one client
-// machine or NAT cycle through the indexes in turn; clients with random ports
-// spread as evenly as with the hash. The index is the socket's position in the
-// group (order of binding, a closed socket's slot taken by the last one); an
-// index >= the group's size (fewer sockets than group_size) makes the kernel
-// fall back to the hash, so a wrong size never refuses a connection.
+// Why a counter and not the client's port: a first version picked
+// (source port / 2) mod N with classic BPF, expecting connect() ports in steps
+// of 2; since Linux 5.18 the steps are randomised, and 20 runs measured no
+// better than the hash (test/bench/reuseport_spread.py).
 //
-// The program reads the TCP header through SKF_NET_OFF (relative to the
-// network header: IPv4 with its IHL, or IPv6's fixed 40 bytes), because when
-// it runs the packet's data pointer is already past the TCP header.
+// The group keeps one program: the last process to attach wins, and its
+// counter (a one-slot BPF array, referenced by the program) serves everyone.
+// The index is a socket's position in the group (order of binding; a closed
+// socket's slot is taken by the last one); an index >= the group's size
+// (fewer processes than group_size) makes the kernel fall back to the hash,
+// so a wrong size never refuses a connection.
+//
+// Loading a BPF program needs CAP_BPF (or root) where unprivileged BPF is off
+// (Debian's default): without it this fails with kErrorSocketSetReuse and the
+// caller keeps the hash.
 #pragma once
 
 #include "core/error.hpp"
 
 namespace srs {
 
-// group_size 1..256; the program is shared by every socket of the group, so
-// each process attaching the same one is harmless.
+// group_size 1..256.
 Error attach_reuseport_balance(int fd, int group_size);
 
 }  // namespace srs

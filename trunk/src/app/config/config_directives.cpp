@@ -129,9 +129,9 @@ std::vector<DirectiveSpec> build_table() {
                                                            "before exiting."),
         Bool("force_grace_quit", "off", kLive, "Quit gracefully on SIGTERM too (for Kubernetes)."),
         Int("reuseport_balance", "0", 0, 256, kRestart,
-            "Not SRS's. N > 0: N processes share the RTMP and HTTP ports, and each new connection goes to "
-            "socket (client port / 2) mod N of the port's group (a classic BPF program, "
-            "SO_ATTACH_REUSEPORT_CBPF) instead of the kernel's hash; 0: the hash (docs/cluster.md)."),
+            "Not SRS's. N > 0: N processes share the RTMP and HTTP ports, and new connections go to the "
+            "N sockets of each port in turn (an eBPF program, SO_ATTACH_REUSEPORT_EBPF; needs CAP_BPF or root) "
+            "instead of by the kernel's hash; 0: the hash (docs/cluster.md)."),
         // RTMP.
         Endpoints("listen", "1935", 64, kLive, "RTMP listen endpoints: port, ip:port or [ipv6]:port, several "
                                                "allowed."),

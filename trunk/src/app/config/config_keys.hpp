@@ -69,9 +69,9 @@ inline constexpr GlobalKey<int64_t> grace_final_wait{"grace_final_wait"};
 // force_grace_quit: Quit gracefully on SIGTERM too (for Kubernetes).
 inline constexpr GlobalKey<bool> force_grace_quit{"force_grace_quit"};
 
-// reuseport_balance: Not SRS's. N > 0: N processes share the RTMP and HTTP ports, and each new
-// connection goes to socket (client port / 2) mod N of the port's group (a classic BPF program,
-// SO_ATTACH_REUSEPORT_CBPF) instead of the kernel's hash; 0: the hash (docs/cluster.md).
+// reuseport_balance: Not SRS's. N > 0: N processes share the RTMP and HTTP ports, and new
+// connections go to the N sockets of each port in turn (an eBPF program, SO_ATTACH_REUSEPORT_EBPF;
+// needs CAP_BPF or root) instead of by the kernel's hash; 0: the hash (docs/cluster.md).
 inline constexpr GlobalKey<int64_t> reuseport_balance{"reuseport_balance"};
 
 // listen: RTMP listen endpoints: port, ip:port or [ipv6]:port, several allowed.

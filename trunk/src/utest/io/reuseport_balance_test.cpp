@@ -1,5 +1,5 @@
-// Three listeners share a port; with the balance program, 30 sequential
-// connections from this process (source ports stepping by 2) land 10 on each.
+// Three listeners share a port; with the balance program (a round-robin
+// counter), 30 connections land exactly 10 on each.
 #include <gtest/gtest.h>
 
 #include <memory>
