@@ -72,16 +72,16 @@ def test_not_implemented_directive_warns_and_starts(srs):
 def test_not_implemented_settings_warn_with_file_and_line_at_test_and_start(srs):
     """Settings the table marks NotYet (known type, nothing reads them) and whole
     features warn alike, with the file:line or the SRS_* variable that set them."""
-    extra = "rtc_server {\n  resolve_api_domain on;\n}\nheartbeat {\n  interval 9.9;\n}\n"
-    env = {"SRS_VHOST_PLAY_ATC": "on", "SRS_HEARTBEAT_ENABLED": "on"}
+    extra = "rtc_server {\n  resolve_api_domain on;\n}\nstats {\n  network 1;\n}\n"
+    env = {"SRS_VHOST_PLAY_ATC": "on", "SRS_STATS_ENABLED": "off"}
     conf = srs.base_conf(extra=extra)
     srs.write_conf(conf)
     lines = conf.splitlines()
     merge_line = lines.index("  resolve_api_domain on;") + 1
-    interval_line = lines.index("  interval 9.9;") + 1
+    network_line = lines.index("  network 1;") + 1
     expected = [f"srs.conf:{merge_line}: directive rtc_server.resolve_api_domain is not implemented yet, ignored",
-                f"srs.conf:{interval_line}: directive heartbeat.interval is not implemented yet, ignored",
-                "env SRS_HEARTBEAT_ENABLED: directive heartbeat.enabled is not implemented yet, ignored",
+                f"srs.conf:{network_line}: directive stats.network is not implemented yet, ignored",
+                "env SRS_STATS_ENABLED: directive stats.enabled is not implemented yet, ignored",
                 "env SRS_VHOST_PLAY_ATC: directive vhost.play.atc is not implemented yet, ignored"]
     r = run_srs(["-t", "-c", str(srs.conf_file)], env=env)
     assert r.returncode == 0, r.stderr

@@ -134,6 +134,15 @@ enum ErrorCode : int {
     kErrorHttpBadChunkEnd = 4018,            // 400: chunk data not followed by CRLF
     kErrorHttpBadLineEnding = 4019,          // 400: CR not followed by LF
     kErrorHttpParserState = 4020,            // 500: feed() while a request waits for take_request()
+    // HTTP/1.1 client (protocol/http_response_parser, app/http_client), 4100s.
+    kErrorHttpClientBadUrl = 4100,           // not http://ip-or-localhost[:port]/path (no https, no DNS)
+    kErrorHttpClientBadStatusLine = 4101,    // response status line not "HTTP/1.x DDD reason"
+    kErrorHttpClientBadHeader = 4102,        // a response field line malformed, or over the limits
+    kErrorHttpClientBadFraming = 4103,       // bad Content-Length / chunk size / chunk end
+    kErrorHttpClientTruncated = 4104,        // the peer closed before the response was complete
+    kErrorHttpClientBodyTooLarge = 4105,     // the body is over HttpClientOptions::max_body
+    kErrorHttpClientTimeout = 4106,          // the exchange's total deadline passed
+    kErrorHttpClientStatus = 4107,           // a caller wanted a 2xx and got another status
     kErrorRtcBase = 5000,
     // The WebRTC server and its signalling (app/rtc); the numbers SRS's JSON API answers with.
     kErrorRtcApiBody = 5019,        // the /rtc/v1/ JSON body is not an object with a usable sdp and streamurl

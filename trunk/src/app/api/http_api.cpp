@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "app/api/api_json.hpp"
+#include "app/api/summaries_api.hpp"
 #include "app/edge/edge_manager.hpp"
 #include "app/live/live_source.hpp"
 #include "build_options.h"
@@ -346,21 +347,7 @@ Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
     } else if (path == "/api/v1/meminfos") {
         j["data"] = ctx_->proc_stats().meminfos_json();
     } else if (path == "/api/v1/summaries") {
-        SummaryInputs in;
-        in.start_time = ctx_->start_wall_us();
-        char cwd[4096];
-        if (getcwd(cwd, sizeof(cwd))) in.cwd = cwd;
-        in.argv = read_proc_self_cmdline();
-        uint64_t recv = 0, send = 0;
-        std::vector<Client*> clients = ctx_->clients().clients();
-        for (const Client* c : clients) {
-            recv += c->recv_bytes();
-            send += c->send_bytes();
-        }
-        in.conn_srs = static_cast<int64_t>(clients.size());
-        in.recv_bytes = recv;
-        in.send_bytes = send;
-        j["data"] = ctx_->proc_stats().summaries_json(in);
+        j["data"] = build_summaries_data(ctx_);
     } else if (path == "/api/v1/features") {
         j["data"] = {{"options", SRS_CONFIGURE_OPTIONS},
                      {"options2", SRS_BUILD_EFFECTIVE},

@@ -128,6 +128,10 @@ std::vector<DirectiveSpec> build_table() {
         Int("grace_final_wait", "3200", 0, kHourMs, kLive, "Graceful quit: ms to wait after closing the listeners "
                                                            "before exiting."),
         Bool("force_grace_quit", "off", kLive, "Quit gracefully on SIGTERM too (for Kubernetes)."),
+        Int("reuseport_balance", "0", 0, 256, kRestart,
+            "Not SRS's. N > 0: N processes share the RTMP and HTTP ports, and new connections go to the "
+            "N sockets of each port in turn (an eBPF program, SO_ATTACH_REUSEPORT_EBPF; needs CAP_BPF or root) "
+            "instead of by the kernel's hash; 0: the hash (docs/cluster.md)."),
         // RTMP.
         Endpoints("listen", "1935", 64, kLive, "RTMP listen endpoints: port, ip:port or [ipv6]:port, several "
                                                "allowed."),
@@ -197,14 +201,14 @@ std::vector<DirectiveSpec> build_table() {
         NotYet(Int("stats.network", "0", 0, 64, kRestart, "Index of the network interface reported.")),
         NotYet(List("stats.disk", "", kRestart, "Disk devices to report, e.g. sda sdb.")),
 
-        Block("heartbeat", "Periodic report to a management server."),
-        NotYet(Bool("heartbeat.enabled", "off", kRestart, "Send heartbeats.")),
-        NotYet(Float("heartbeat.interval", "9.9", 0, 3600, kRestart, "Seconds between heartbeats.")),
-        NotYet(Str("heartbeat.url", "http://127.0.0.1:8085/api/v1/servers", kRestart,
-               "URL the heartbeat is POSTed to.")),
-        NotYet(Str("heartbeat.device_id", "", kRestart, "Device id put in the heartbeat.")),
-        NotYet(Bool("heartbeat.summaries", "off", kRestart, "Include the /api/v1/summaries data.")),
-        NotYet(Bool("heartbeat.ports", "off", kRestart, "Include the listening ports.")),
+        Block("heartbeat", "Periodic report to a management server (POST of JSON, see docs/cluster.md)."),
+        Bool("heartbeat.enabled", "off", kRestart, "Send heartbeats."),
+        Float("heartbeat.interval", "9.9", 0, 3600, kRestart, "Seconds between heartbeats (above 0)."),
+        Str("heartbeat.url", "http://127.0.0.1:8085/api/v1/servers", kRestart,
+            "URL the heartbeat is POSTed to: http://ip-or-localhost[:port]/path (no DNS, no https)."),
+        Str("heartbeat.device_id", "", kRestart, "Device id put in the heartbeat."),
+        Bool("heartbeat.summaries", "off", kRestart, "Include the /api/v1/summaries data."),
+        Bool("heartbeat.ports", "off", kRestart, "Include the listening ports (rtmp, http, api, rtc)."),
 
         Block("circuit_breaker", "Shed work when the CPU is saturated."),
         NotYet(Bool("circuit_breaker.enabled", "on", kRestart, "Watch the CPU and shed optional work.")),

@@ -69,6 +69,11 @@ inline constexpr GlobalKey<int64_t> grace_final_wait{"grace_final_wait"};
 // force_grace_quit: Quit gracefully on SIGTERM too (for Kubernetes).
 inline constexpr GlobalKey<bool> force_grace_quit{"force_grace_quit"};
 
+// reuseport_balance: Not SRS's. N > 0: N processes share the RTMP and HTTP ports, and new
+// connections go to the N sockets of each port in turn (an eBPF program, SO_ATTACH_REUSEPORT_EBPF;
+// needs CAP_BPF or root) instead of by the kernel's hash; 0: the hash (docs/cluster.md).
+inline constexpr GlobalKey<int64_t> reuseport_balance{"reuseport_balance"};
+
 // listen: RTMP listen endpoints: port, ip:port or [ipv6]:port, several allowed.
 inline constexpr GlobalKey<std::vector<ListenEndpoint>> listen{"listen"};
 
@@ -154,6 +159,25 @@ inline constexpr GlobalKey<bool> rtc_server_gso{"rtc_server.gso"};
 
 // rtc_server.merge_nalus: Send the NALUs of a frame in one packet when they fit.
 inline constexpr GlobalKey<bool> rtc_server_merge_nalus{"rtc_server.merge_nalus"};
+
+// heartbeat.enabled: Send heartbeats.
+inline constexpr GlobalKey<bool> heartbeat_enabled{"heartbeat.enabled"};
+
+// heartbeat.interval: Seconds between heartbeats (above 0).
+inline constexpr GlobalKey<double> heartbeat_interval{"heartbeat.interval"};
+
+// heartbeat.url: URL the heartbeat is POSTed to: http://ip-or-localhost[:port]/path (no DNS, no
+// https).
+inline constexpr GlobalKey<std::string> heartbeat_url{"heartbeat.url"};
+
+// heartbeat.device_id: Device id put in the heartbeat.
+inline constexpr GlobalKey<std::string> heartbeat_device_id{"heartbeat.device_id"};
+
+// heartbeat.summaries: Include the /api/v1/summaries data.
+inline constexpr GlobalKey<bool> heartbeat_summaries{"heartbeat.summaries"};
+
+// heartbeat.ports: Include the listening ports (rtmp, http, api, rtc).
+inline constexpr GlobalKey<bool> heartbeat_ports{"heartbeat.ports"};
 
 // exporter.enabled: Serve /metrics; SIGHUP starts or stops the listener.
 inline constexpr GlobalKey<bool> exporter_enabled{"exporter.enabled"};

@@ -21,6 +21,7 @@ Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
       start_wall_us_(wall_us()) {}
 
 Server::~Server() {
+    if (heartbeat_) heartbeat_->stop();
     close_listeners();
     connections_.stop();
     if (rtc_) rtc_->stop();
@@ -54,6 +55,8 @@ Error Server::initialize() {
     // $CANDIDATE in rtc_server.candidate reads the environment.
     auto env = [](const char* name) -> const char* { return getenv(name); };
     if (Error err = rtc_->start(read_rtc_server_options(*config_, env)); !err.ok()) return SRS_WRAP(err, "rtc");
+    heartbeat_.reset(new Heartbeat(this, http_api_.get()));
+    if (Error err = heartbeat_->start(); !err.ok()) return SRS_WRAP(err, "heartbeat");
     return Error();
 }
 
@@ -64,6 +67,7 @@ Error Server::listen_rtmp() {
     std::vector<std::unique_ptr<TcpAcceptor>> fresh;
     for (const auto& ep : config_->get(keys::listen)) {
         std::unique_ptr<TcpAcceptor> acceptor(new TcpAcceptor("RTMP", ep.ip, ep.port, this));
+        acceptor->set_reuseport_balance(static_cast<int>(config_->get(keys::reuseport_balance)));
         if (Error err = acceptor->listen(); !err.ok()) return err;
         fresh.push_back(std::move(acceptor));
     }
@@ -88,6 +92,7 @@ Error Server::listen_http() {
     if (server_on) {
         for (const auto& ep : server_eps) {
             std::unique_ptr<TcpAcceptor> a(new TcpAcceptor("HTTP", ep.ip, ep.port, this));
+            a->set_reuseport_balance(static_cast<int>(config->get(keys::reuseport_balance)));
             if (Error err = a->listen(); !err.ok()) return err;
             http_listeners_.push_back(std::move(a));
         }

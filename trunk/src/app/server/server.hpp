@@ -15,6 +15,7 @@
 #include "app/api/rtc_api.hpp"
 #include "app/rtc/rtc_server.hpp"
 #include "app/exporter/exporter.hpp"
+#include "app/server/heartbeat.hpp"
 #include "app/http/http_flv.hpp"
 #include "app/http/http_static.hpp"
 #include "app/server/live_context.hpp"
@@ -72,6 +73,8 @@ class Server : public TcpClientHandler, public LiveContext {
     std::unique_ptr<HttpFlvHandler> http_flv_;
     std::unique_ptr<HttpStaticHandler> http_static_;
     std::unique_ptr<HttpApiHandler> http_api_;
+    // After http_api_ (destroyed before it): its reports carry the API's identity.
+    std::unique_ptr<Heartbeat> heartbeat_;
     // Lives as long as the server: keep-alive scrapes hold it across reloads.
     std::unique_ptr<ExporterHandler> exporter_;
     std::vector<std::unique_ptr<TcpAcceptor>> exporter_listeners_;

@@ -1,6 +1,7 @@
 #include "app/server/tcp_acceptor.hpp"
 
 #include "core/log.hpp"
+#include "io/reuseport_balance.hpp"
 #include "io/runtime.hpp"
 
 namespace srs {
@@ -12,6 +13,16 @@ TcpAcceptor::~TcpAcceptor() { close(); }
 
 Error TcpAcceptor::listen() {
     if (Error err = listener_.listen(); !err.ok()) return SRS_WRAP(err, "%s listener", kind_.c_str());
+    if (balance_ > 0) {
+        // Without the program the port still works (the kernel's hash): warn, go on.
+        if (Error err = attach_reuseport_balance(listener_.fd(), balance_); !err.ok()) {
+            srs_warn("%s reuseport_balance %d not applied, the kernel's hash spreads connections: %s", kind_.c_str(),
+                     balance_, err.describe().c_str());
+            err.ignore();
+        } else {
+            srs_trace("%s reuseport_balance: connections in turn over %d sockets", kind_.c_str(), balance_);
+        }
+    }
     if (Error err = coroutine_.start(); !err.ok()) return SRS_WRAP(err, "%s listener", kind_.c_str());
     srs_trace("%s listen at tcp://%s, fd=%d", kind_.c_str(), endpoint().to_string().c_str(), listener_.fd());
     return Error();

@@ -23,6 +23,9 @@ class TcpAcceptor : public CoroutineHandler {
   public:
     TcpAcceptor(std::string kind, std::string ip, int port, TcpClientHandler* handler);
     ~TcpAcceptor() override;
+    // group_size > 0: attach the balanced reuseport program (io/reuseport_balance.hpp)
+    // when listening.
+    void set_reuseport_balance(int group_size) { balance_ = group_size; }
     Error listen();
     void close();
     const std::string& kind() const { return kind_; }
@@ -33,6 +36,7 @@ class TcpAcceptor : public CoroutineHandler {
     std::string kind_;
     TcpListener listener_;
     TcpClientHandler* handler_;
+    int balance_ = 0;
     Coroutine coroutine_;
 };
 

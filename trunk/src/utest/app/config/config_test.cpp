@@ -274,10 +274,10 @@ TEST_F(ConfigTest, TypicalSrsConfLoads) {
     EXPECT_TRUE(conf->get(keys::rtc_server_enabled));
     EXPECT_TRUE(conf->get(kDefaultVhost, keys::vhost_http_remux_enabled));
     // One warning per directive that is not implemented yet: stats.network and
-    // .disk, heartbeat.enabled, .interval and .device_id, vhost.hls,
-    // vhost.http_hooks and vhost.ingest (rtc_server, vhost.rtc.enabled and the
-    // bridges' rtmp_to_rtc and rtc_to_rtmp are implemented).
-    EXPECT_EQ(8u, conf->warnings().size());
+    // .disk, vhost.hls, vhost.http_hooks and vhost.ingest (heartbeat,
+    // rtc_server, vhost.rtc.enabled and the bridges' rtmp_to_rtc and
+    // rtc_to_rtmp are implemented).
+    EXPECT_EQ(5u, conf->warnings().size());
     for (const std::string& w : conf->warnings()) EXPECT_EQ(w.find("rtc_server"), std::string::npos) << w;
     EXPECT_TRUE(contains(conf->warnings(), "t.conf:23: directive vhost.hls is not implemented yet, ignored"));
 }
@@ -352,7 +352,7 @@ TEST_F(ConfigTest, NotImplementedDirectivesAreAcceptedWithOneWarningEach) {
 // still an error, a good one is ignored with a warning at its file:line, and
 // an SRS_* variable naming one warns too instead of being applied.
 TEST_F(ConfigTest, NotYetRowsAreValidatedThenIgnoredWithAWarning) {
-    env_["SRS_HEARTBEAT_ENABLED"] = "on";
+    env_["SRS_STATS_ENABLED"] = "on";
     env_["SRS_VHOST_RTC_STUN_STRICT_CHECK"] = "on";
     env_["SRS_VHOST_HLS"] = "on";
     auto conf = load(
@@ -373,7 +373,7 @@ TEST_F(ConfigTest, NotYetRowsAreValidatedThenIgnoredWithAWarning) {
                   "t.conf:7: directive vhost.play.atc is not implemented yet, ignored",
                   "t.conf:8: directive vhost.rtc.keep_avc_nalu_sei is not implemented yet, ignored",
                   "t.conf:11: directive in_docker is not implemented yet, ignored",
-                  "env SRS_HEARTBEAT_ENABLED: directive heartbeat.enabled is not implemented yet, ignored",
+                  "env SRS_STATS_ENABLED: directive stats.enabled is not implemented yet, ignored",
                   "env SRS_VHOST_RTC_STUN_STRICT_CHECK: directive vhost.rtc.stun_strict_check is not implemented yet, "
                   "ignored",
                   "env SRS_VHOST_HLS: directive vhost.hls is not implemented yet, ignored",

@@ -1,0 +1,29 @@
+#include "app/api/summaries_api.hpp"
+
+#include <unistd.h>
+
+#include <vector>
+
+#include "app/stats/proc_reader.hpp"
+
+namespace srs {
+
+nlohmann::ordered_json build_summaries_data(LiveContext* ctx) {
+    SummaryInputs in;
+    in.start_time = ctx->start_wall_us();
+    char cwd[4096];
+    if (getcwd(cwd, sizeof(cwd))) in.cwd = cwd;
+    in.argv = read_proc_self_cmdline();
+    uint64_t recv = 0, send = 0;
+    std::vector<Client*> clients = ctx->clients().clients();
+    for (const Client* c : clients) {
+        recv += c->recv_bytes();
+        send += c->send_bytes();
+    }
+    in.conn_srs = static_cast<int64_t>(clients.size());
+    in.recv_bytes = recv;
+    in.send_bytes = send;
+    return ctx->proc_stats().summaries_json(in);
+}
+
+}  // namespace srs

@@ -1,0 +1,82 @@
+// An HTTP/1.1 client on coroutine sockets: one request per connection
+// ("Connection: close"), for the heartbeat's POST and, in streaming mode, an
+// HTTP-FLV pull whose body never ends.
+//
+//   HttpClient c;                                      // one-shot:
+//   HttpClientResult r;
+//   Error err = http_post(url, "application/json", json, {}, &r);
+//
+//   HttpClient c(opts);                                // streaming:
+//   err = c.start("GET", url);                         // connect, send, read the head
+//   while (!eof) err = c.read_body_some(&piece, &eof); // pieces as they arrive
+//
+// Timeouts: connect_timeout for the TCP connect, io_timeout for each read and
+// write, and total_timeout for start() plus read_body_all() together (the
+// one-shot calls), so a peer that trickles a byte now and then cannot hold the
+// caller forever. Streaming reads only use io_timeout.
+// Only the calling coroutine waits; others run meanwhile.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/clock.hpp"
+#include "core/error.hpp"
+#include "protocol/http/http_response_parser.hpp"
+
+namespace srs {
+
+class TcpConn;
+
+struct HttpClientOptions {
+    utime_t connect_timeout = 3 * kUsPerSecond;
+    utime_t io_timeout = 5 * kUsPerSecond;
+    utime_t total_timeout = 10 * kUsPerSecond;  // <= 0: no total deadline
+    size_t max_body = 4 * 1024 * 1024;          // read_body_all() only
+};
+
+struct HttpClientResult {
+    HttpParsedResponse head;
+    std::string body;
+};
+
+class HttpClient {
+  public:
+    explicit HttpClient(HttpClientOptions options = {});
+    ~HttpClient();
+    HttpClient(const HttpClient&) = delete;
+    HttpClient& operator=(const HttpClient&) = delete;
+
+    // Connects to the URL's host, sends `method target` with the body (a
+    // Content-Length is sent whenever a body or content_type is given), and
+    // reads the response head. Any status is a success: the caller checks it.
+    Error start(std::string_view method, const std::string& url, std::string_view content_type = {},
+                std::string_view body = {});
+    const HttpParsedResponse& head() const { return parser_.head(); }
+    // Appends the next decoded body bytes to *out (at least one unless *eof).
+    // *eof turns true once the body is complete.
+    Error read_body_some(std::string* out, bool* eof);
+    // Reads the rest of the body into *out (at most max_body bytes).
+    Error read_body_all(std::string* out);
+    // Closes the connection (the destructor does too).
+    void close();
+
+  private:
+    Error read_more(bool* eof);
+    utime_t next_timeout(bool use_deadline) const;
+
+    HttpClientOptions options_;
+    std::unique_ptr<TcpConn> conn_;
+    HttpResponseParser parser_;
+    std::string pending_;      // body bytes decoded but not handed out yet
+    bool peer_closed_ = false;
+    utime_t deadline_ = 0;      // monotonic; 0 = none
+};
+
+// One-shot GET and POST: start() + read_body_all().
+Error http_get(const std::string& url, const HttpClientOptions& options, HttpClientResult* out);
+Error http_post(const std::string& url, std::string_view content_type, std::string_view body,
+                const HttpClientOptions& options, HttpClientResult* out);
+
+}  // namespace srs
