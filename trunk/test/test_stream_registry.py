@@ -37,15 +37,20 @@ class Redis:
         stop_process(self.proc)  # SIGKILL by PID, then reaped
         self.proc = None
 
-    def command(self, *args):
-        """One command over a raw socket; returns the reply (str, int or None)."""
-        wire = f"*{len(args)}\r\n".encode()
-        for a in args:
-            b = str(a).encode()
-            wire += b"$%d\r\n%s\r\n" % (len(b), b)
+    def command(self, *args, db=0):
+        """One command over a raw socket (after SELECT db); returns the reply (str, int or None)."""
+        commands = [("SELECT", db), args] if db else [args]
+        wire = b""
+        for cmd in commands:
+            wire += f"*{len(cmd)}\r\n".encode()
+            for a in cmd:
+                b = str(a).encode()
+                wire += b"$%d\r\n%s\r\n" % (len(b), b)
         with socket.create_connection(("127.0.0.1", self.port), timeout=3) as s:
             s.sendall(wire)
             f = s.makefile("rb")
+            if db:
+                assert f.readline() == b"+OK\r\n"
             line = f.readline().rstrip(b"\r\n")
             kind, rest = line[:1], line[1:].decode()
             if kind == b"+":
@@ -175,3 +180,18 @@ def test_redis_down_keeps_streams_playing_and_key_returns(srs_factory, redis, me
     finally:
         pub.stop()
         stop_process(player)
+
+
+def test_environment_enables_the_registry_and_selects_the_database(srs, redis, media):
+    env = {"SRS_STREAM_REGISTRY_ENABLED": "on",
+           "SRS_STREAM_REGISTRY_REDIS": f"redis://127.0.0.1:{redis.port}/2",
+           "SRS_STREAM_REGISTRY_ADVERTISE": "127.0.0.1"}
+    srs.start(srs.base_conf(), env=env)
+    pub = Publisher(media, url(srs))
+    try:
+        wait_for_publish(srs, "/live/x")
+        assert wait_until(lambda: redis.command("GET", KEY, db=2) == owner(srs), 5)
+        assert redis.command("GET", KEY) is None, "written to db 0, not the selected db 2"
+    finally:
+        pub.stop()
+    assert wait_until(lambda: redis.command("GET", KEY, db=2) is None, 5)
