@@ -48,6 +48,13 @@ Error RedisClient::connect() {
 }
 
 Error RedisClient::ensure_connected() {
+    if (Error err = lock(); err.failed()) return err;
+    Error err = connect_if_needed();
+    unlock();
+    return err;
+}
+
+Error RedisClient::connect_if_needed() {
     if (conn_) return Error();
     utime_t now = monotonic_us();
     if (now < next_attempt_us_) {
@@ -64,6 +71,24 @@ Error RedisClient::ensure_connected() {
     backoff_us_ = 0;
     last_error_.clear();
     return Error();
+}
+
+Error RedisClient::lock() {
+    utime_t deadline = monotonic_us() + options_.io_timeout_us + options_.connect_timeout_us;
+    while (busy_) {
+        utime_t left = deadline - monotonic_us();
+        if (left <= 0 || (!idle_.wait(left) && busy_)) {
+            return SRS_ERR(kErrorSocketTimeout, "redis %s: another command still waits its reply",
+                           options_.address.to_string().c_str());
+        }
+    }
+    busy_ = true;
+    return Error();
+}
+
+void RedisClient::unlock() {
+    busy_ = false;
+    idle_.signal();
 }
 
 Error RedisClient::roundtrip(const std::vector<std::string>& args, RedisReply* reply) {
@@ -84,16 +109,8 @@ Error RedisClient::roundtrip(const std::vector<std::string>& args, RedisReply* r
 }
 
 Error RedisClient::call(const std::vector<std::string>& args, RedisReply* reply) {
-    utime_t deadline = monotonic_us() + options_.io_timeout_us;
-    while (busy_) {
-        utime_t left = deadline - monotonic_us();
-        if (left <= 0 || (!idle_.wait(left) && busy_)) {
-            return SRS_ERR(kErrorSocketTimeout, "redis %s: another command still waits its reply",
-                           options_.address.to_string().c_str());
-        }
-    }
-    busy_ = true;
-    Error err = ensure_connected();
+    if (Error err = lock(); err.failed()) return err;
+    Error err = connect_if_needed();
     if (err.ok()) {
         err = roundtrip(args, reply);
         // Out of step now (a timeout may leave the reply in flight): start afresh.
@@ -104,8 +121,7 @@ Error RedisClient::call(const std::vector<std::string>& args, RedisReply* reply)
             drop(err);
         }
     }
-    busy_ = false;
-    idle_.signal();
+    unlock();
     return err;
 }
 

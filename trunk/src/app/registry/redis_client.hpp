@@ -58,6 +58,10 @@ class RedisClient {
 
   private:
     Error connect();
+    Error connect_if_needed();
+    // One user of the connection at a time (a connect or a command and its reply).
+    Error lock();
+    void unlock();
     Error roundtrip(const std::vector<std::string>& args, RedisReply* reply);
     void drop(const Error& why);
     RedisClientOptions options_;

@@ -130,7 +130,10 @@ Error RedisStreamRegistry::cycle() {
     utime_t next_refresh = 0;
     uint64_t seen_connects = 0;
     while (true) {
-        if (Error err = worker_.pull(); err.failed()) return Error();
+        if (Error err = worker_.pull(); err.failed()) {
+            err.ignore();  // asked to stop: not a failure
+            return Error();
+        }
         utime_t now = monotonic_us();
         if (!client_.connected() && now >= client_.next_attempt_us()) {
             if (Error err = client_.ensure_connected(); err.failed()) err.ignore();  // logged by the client

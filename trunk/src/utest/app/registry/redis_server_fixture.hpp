@@ -30,7 +30,8 @@ inline bool have_redis_server() { return access("/usr/bin/redis-server", X_OK) =
 
 class RedisServerProcess {
   public:
-    explicit RedisServerProcess(int port = 0) : port_(port ? port : free_tcp_port()) {}
+    // port 0: a free one, picked by start() (the runtime must be up by then).
+    explicit RedisServerProcess(int port = 0) : port_(port) {}
     ~RedisServerProcess() { kill9(); }
 
     int port() const { return port_; }
@@ -38,6 +39,8 @@ class RedisServerProcess {
 
     // Starts it and waits until it accepts connections (up to 5 s).
     bool start() {
+        if (port_ == 0) port_ = free_tcp_port();
+        if (port_ == 0) return false;
         pid_ = fork();
         if (pid_ == 0) {
             std::string port = std::to_string(port_);

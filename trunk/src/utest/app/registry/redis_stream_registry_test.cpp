@@ -186,6 +186,8 @@ class FakeRedisTest : public ::testing::Test {
         ASSERT_TRUE(utest::ok(listener_->listen()));
         handler_.reset(new FnHandler([this, behave] {
             while (true) {
+                // behave() may have swallowed the interrupt in a sleep or read: ask again.
+                if (Error err = co_->pull(); err.failed()) return err;
                 TcpConn* c = nullptr;
                 if (Error err = listener_->accept(&c); err.failed()) return err;
                 accepted_++;

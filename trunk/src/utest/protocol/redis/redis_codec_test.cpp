@@ -127,7 +127,9 @@ TEST(RedisCodec, OneByteAtATimeGivesTheSameReply) {
     std::vector<RedisReply> out;
     for (size_t i = 0; i < bytes.size(); i++) {
         ASSERT_TRUE(utest::ok(decode_all(&d, bytes.substr(i, 1), &out))) << "at byte " << i;
-        if (i + 1 < bytes.size()) EXPECT_TRUE(out.empty()) << "a reply before the last byte, at " << i;
+        if (i + 1 < bytes.size()) {
+            EXPECT_TRUE(out.empty()) << "a reply before the last byte, at " << i;
+        }
     }
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].describe(), "[\"rtmp://10.0.0.1:1935\", [(integer) 7, OK], (nil)]");
