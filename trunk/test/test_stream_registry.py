@@ -195,3 +195,31 @@ def test_environment_enables_the_registry_and_selects_the_database(srs, redis, m
     finally:
         pub.stop()
     assert wait_until(lambda: redis.command("GET", KEY, db=2) is None, 5)
+
+
+def test_whip_publisher_claims_and_is_refused_by_the_other_origin(srs_factory, redis):
+    """The WHIP path claims too (aiortc publishes, test/rtc_client.py)."""
+    from rtc_env import api_ok, require_aiortc, rtc_conf
+    require_aiortc()
+    from rtc_client import Rtc, SignalingError
+    servers = []
+    for name in ("w1", "w2"):
+        s = srs_factory(name)
+        s.start(rtc_conf(s) + "stream_registry {\n  enabled on;\n"
+                f"  redis redis://127.0.0.1:{redis.port}/0;\n  advertise 127.0.0.1;\n}}\n")
+        assert wait_until(lambda: api_ok(s), 10), s.log()[-2000:]
+        s.api = f"127.0.0.1:{s.api_port}"
+        servers.append(s)
+    w1, w2 = servers
+    key = "srs:stream:__defaultVhost__/live/w"
+    rtc = Rtc()
+    try:
+        rtc.publish(w1.api, "live", "w")
+        assert redis.command("GET", key) == owner(w1)
+        with pytest.raises(SignalingError) as e:
+            rtc.publish(w2.api, "live", "w")
+        assert e.value.status == 409, e.value
+        assert "is owned by " + owner(w1) in w2.log(), w2.log()[-3000:]
+    finally:
+        rtc.close()
+    assert wait_until(lambda: redis.command("GET", key) is None, 40), "the WHIP unpublish did not release the key"
