@@ -112,6 +112,12 @@ enum ErrorCode : int {
     kErrorFlvHeader = 3120,        // FLV file header
     kErrorFlvTagType = 3121,       // FLV tag type or flags
     kErrorFlvTagSize = 3122,       // FLV tag data size
+    // Redis client (protocol/redis) and the stream registry (app/registry), 3200s.
+    kErrorRedisProtocol = 3200,     // the reply bytes break RESP (hiredis's reader said why)
+    kErrorRedisReplyTooLarge = 3201,  // a reply over the decoder's byte or element limit
+    kErrorRedisReplyError = 3202,   // Redis answered -ERR (or a reply of an unexpected type)
+    kErrorRedisUnavailable = 3203,  // no connection to Redis (down, refused, waiting to retry)
+    kErrorRegistryConfig = 3204,    // stream_registry: a redis URL or advertise address we cannot use
     kErrorHttpBase = 4000,
     // HTTP/1.1 request parser (protocol/http_request); http_status_for() maps each to a status.
     kErrorHttpBadMethod = 4001,              // 400: method is not a token (or longer than 32)

@@ -227,6 +227,17 @@ std::vector<DirectiveSpec> build_table() {
         Str("exporter.label", "", kLive, "Value of the label `label` of srs_build_info; empty: no such label."),
         Str("exporter.tag", "", kLive, "Value of the label `tag` of srs_build_info; empty: no such label."),
 
+        Block("stream_registry", "Origin cluster: which origin publishes each stream, in Redis (docs/cluster.md)."),
+        Bool("stream_registry.enabled", "off", kRestart, "Register published streams in Redis (off: in memory, "
+                                                         "one process needs nothing else)."),
+        Str("stream_registry.redis", "redis://127.0.0.1:6379/0", kRestart,
+            "Redis as redis://IP:PORT/DB (numeric IP or localhost; DB selected after each connect)."),
+        Int("stream_registry.ttl", "10", 1, 3600, kRestart,
+            "Seconds a stream's key lives in Redis unless its owner refreshes it (every 3 s)."),
+        Str("stream_registry.advertise", "", kRestart,
+            "Host other servers pull from, in the owner URL rtmp://HOST:PORT (PORT: the first listen port); "
+            "empty: the first non-loopback IPv4 address, else 127.0.0.1."),
+
         Todo("srt_server", "SRT server."),
         Todo("stream_caster", "MPEG-TS over UDP, FLV over HTTP POST and GB28181 ingest."),
         Todo("threads", "Thread pool settings (SRS has one thread)."),

@@ -192,6 +192,22 @@ inline constexpr GlobalKey<std::string> exporter_label{"exporter.label"};
 // exporter.tag: Value of the label `tag` of srs_build_info; empty: no such label.
 inline constexpr GlobalKey<std::string> exporter_tag{"exporter.tag"};
 
+// stream_registry.enabled: Register published streams in Redis (off: in memory, one process needs
+// nothing else).
+inline constexpr GlobalKey<bool> stream_registry_enabled{"stream_registry.enabled"};
+
+// stream_registry.redis: Redis as redis://IP:PORT/DB (numeric IP or localhost; DB selected after
+// each connect).
+inline constexpr GlobalKey<std::string> stream_registry_redis{"stream_registry.redis"};
+
+// stream_registry.ttl: Seconds a stream's key lives in Redis unless its owner refreshes it (every 3
+// s).
+inline constexpr GlobalKey<int64_t> stream_registry_ttl{"stream_registry.ttl"};
+
+// stream_registry.advertise: Host other servers pull from, in the owner URL rtmp://HOST:PORT (PORT:
+// the first listen port); empty: the first non-loopback IPv4 address, else 127.0.0.1.
+inline constexpr GlobalKey<std::string> stream_registry_advertise{"stream_registry.advertise"};
+
 // vhost.enabled: Serve this vhost.
 inline constexpr VhostKey<bool> vhost_enabled{"vhost.enabled"};
 

@@ -48,6 +48,15 @@ class TimestampJitter {
     int64_t last_out_[2] = {0, 0};  // audio, video
 };
 
+class LiveSource;
+// Told when a source stops being published, whichever protocol published
+// it (the stream registry gives the stream up then).
+class LivePublishObserver {
+  public:
+    virtual ~LivePublishObserver() = default;
+    virtual void on_source_unpublished(LiveSource* source) = 0;
+};
+
 class LiveSource {
   public:
     LiveSource(std::string vhost, std::string app, std::string stream);
@@ -123,6 +132,8 @@ class LiveSource {
         bridge_factory_ = factory;
     }
     bool bridged() const { return bridge_ != nullptr; }
+    // Who hears of unpublishes (the source manager sets it; nullptr: nobody).
+    void set_publish_observer(LivePublishObserver* observer) { publish_observer_ = observer; }
 
   private:
     void fan_out(const LiveMessagePtr& msg);
@@ -153,6 +164,7 @@ class LiveSource {
     std::string id_;
     utime_t idle_since_us_;
     LiveBridgeFactory* bridge_factory_ = nullptr;
+    LivePublishObserver* publish_observer_ = nullptr;
     std::unique_ptr<LiveSourceBridge> bridge_;  // while published, when the factory made one
 };
 

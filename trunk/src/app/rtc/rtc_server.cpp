@@ -239,6 +239,16 @@ std::vector<std::string> RtcServer::detected_addresses() {
     return detected_;
 }
 
+Error RtcServer::claim_for_publish(const RtcSessionRequest& req) {
+    Error err = ctx_->stream_claims().claim(req.vhost, req.app, req.stream);
+    if (err.ok()) return err;
+    // The API answers WebRTC's own busy code whatever the registry said.
+    Error busy = SRS_ERR(kErrorRtcSourceBusy, "stream /%s/%s is busy: %s", req.app.c_str(), req.stream.c_str(),
+                         err.summary().c_str());
+    err.ignore();
+    return busy;
+}
+
 Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* answer) {
     if (!started_) {
         stats_.sessions_refused++;
@@ -250,6 +260,14 @@ Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* 
         stats_.sessions_refused++;
         return SRS_ERR(kErrorRtcDisabled, "WebRTC is disabled for vhost %s (vhost.rtc.enabled off)", req.vhost.c_str());
     }
+    if (req.publish) {
+        // Claimed across the cluster before anything else, as it may yield
+        // (a Redis round trip): pointers taken before it could go stale.
+        if (Error err = claim_for_publish(req); err.failed()) {
+            stats_.sessions_refused++;
+            return err;
+        }
+    }
     RtcSource* existing = sources_.find(req.vhost, req.app, req.stream);
     if (req.publish) {
         LiveSource* live = ctx_->sources().find(req.vhost, req.app, req.stream);
@@ -258,6 +276,15 @@ Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* 
             return SRS_ERR(kErrorRtcSourceBusy, "stream /%s/%s is busy", req.app.c_str(), req.stream.c_str());
         }
     }
+    // Gives the claim up if the session does not start (unless another publisher of ours holds the stream).
+    struct ClaimGuard {
+        StreamClaims* claims;
+        const RtcSessionRequest& req;
+        bool keep = false;
+        ~ClaimGuard() {
+            if (claims && !keep) claims->unclaim(req.vhost, req.app, req.stream);
+        }
+    } claim_guard{req.publish ? &ctx_->stream_claims() : nullptr, req};
     RtcCandidatePlan plan = rtc_plan_candidates(options_, req, detected_addresses());
     for (const auto& w : plan.warnings) srs_warn("RTC: %s", w.c_str());
 
@@ -296,6 +323,7 @@ Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* 
         stats_.sessions_refused++;
         return err;
     }
+    claim_guard.keep = true;
     answer->sdp = neg.answer_sdp;
     answer->session_id = ufrag + ":" + session->params().peer.remote_ufrag;
     answer->token = session->params().token;

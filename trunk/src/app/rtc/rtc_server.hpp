@@ -83,6 +83,9 @@ class RtcServer : public RtcSession::AddressListener,
     const Stats& stats() const { return stats_; }
 
   private:
+    // Claims the stream for a WHIP publisher in the stream registry;
+    // kErrorRtcSourceBusy when another origin owns it.
+    Error claim_for_publish(const RtcSessionRequest& req);
     class Listener;
     class UdpPath;
     friend class Listener;

@@ -48,6 +48,8 @@ class RtmpServerConnection : public Connection {
     Error publish_to_origin(const std::string& asked_vhost, bool fmle);
     Error publish_loop(LiveSource* source);
     Error on_publish_message(LiveSource* source, RtmpMessage& msg, bool* done);
+    // Answers NetStream.Publish.BadName and returns kErrorStreamBusy.
+    Error refuse_busy_publish(LiveSource* source);
     int merged_read_ms() const;
 
     Error play(const std::string& stream_name);

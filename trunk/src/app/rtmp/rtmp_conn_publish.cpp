@@ -35,20 +35,27 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     update_info(fmle ? ClientKind::kFmlePublish : ClientKind::kFlashPublish);
     if (ctx_->edge() && is_edge_vhost(*ctx_->config(), req_.vhost)) return publish_to_origin(asked_vhost, fmle);
 
-    LiveSource* source = ctx_->sources().fetch_or_create(req_.vhost, req_.app, req_.stream);
-    if (source->publishing()) {
-        srs_warn("RTMP publish %s denied: already published by %s", req_.stream_url().c_str(),
-                 source->publisher_cid().c_str());
+    LiveSource* source = ctx_->sources().find(req_.vhost, req_.app, req_.stream);
+    if (source && source->publishing()) return refuse_busy_publish(source);
+    // Claim the stream across the cluster first (a Redis round trip with the
+    // stream registry on): another origin may publish it already.
+    if (Error err = ctx_->stream_claims().claim(req_.vhost, req_.app, req_.stream); err.failed()) {
         send_on_stream(build_publish_bad_name(req_.stream, cid())).ignore();
-        return SRS_ERR(kErrorStreamBusy, "stream %s is busy", req_.stream_url().c_str());
+        return SRS_WRAP(err, "publish %s", req_.stream_url().c_str());
     }
+    // The claim may have yielded: look again, another publisher of ours may have come first.
+    source = ctx_->sources().fetch_or_create(req_.vhost, req_.app, req_.stream);
+    if (source->publishing()) return refuse_busy_publish(source);
 
     std::shared_ptr<const Config> config = ctx_->config();
     SourceOptions options;
     options.gop_cache = config->get(req_.vhost, keys::vhost_play_gop_cache);
     options.gop_cache_max_frames = static_cast<int>(config->get(req_.vhost, keys::vhost_play_gop_cache_max_frames));
     options.jitter = parse_jitter(config->get(req_.vhost, keys::vhost_play_time_jitter));
-    if (Error err = source->on_publish(cid(), options); !err.ok()) return SRS_WRAP(err, "publish");
+    if (Error err = source->on_publish(cid(), options); !err.ok()) {
+        ctx_->stream_claims().unclaim(req_.vhost, req_.app, req_.stream);
+        return SRS_WRAP(err, "publish");
+    }
     PublishGuard guard(source);
 
     if (fmle) {
@@ -64,6 +71,13 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     srs_trace("RTMP %s %s%s, param=%s", client_kind_name(info().kind), req_.vhost.c_str(), req_.stream_url().c_str(),
               req_.param.c_str());
     return publish_loop(source);
+}
+
+Error RtmpServerConnection::refuse_busy_publish(LiveSource* source) {
+    srs_warn("RTMP publish %s denied: already published by %s", req_.stream_url().c_str(),
+             source->publisher_cid().c_str());
+    send_on_stream(build_publish_bad_name(req_.stream, cid())).ignore();
+    return SRS_ERR(kErrorStreamBusy, "stream %s is busy", req_.stream_url().c_str());
 }
 
 Error RtmpServerConnection::publish_loop(LiveSource* source) {

@@ -11,6 +11,7 @@
 #include "app/server/client.hpp"
 #include "app/stats/proc_sampler.hpp"
 #include "app/live/source_manager.hpp"
+#include "app/registry/stream_claims.hpp"
 
 namespace srs {
 
@@ -31,6 +32,9 @@ class LiveContext {
     virtual utime_t start_wall_us() const = 0;
     // /proc samples for the API, refreshed by the server every few seconds.
     virtual const ProcStatsSampler& proc_stats() const = 0;
+    // Publishers claim their stream here first (the stream registry: memory,
+    // or Redis for an origin cluster).
+    virtual StreamClaims& stream_claims() = 0;
 };
 
 }  // namespace srs

@@ -7,6 +7,7 @@
 #include "app/http/http_conn.hpp"
 #include "app/rtmp/rtmp_conn.hpp"
 #include "app/api/tcmalloc_api.hpp"
+#include "app/registry/registry_factory.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
 
@@ -27,6 +28,8 @@ Server::~Server() {
     if (rtc_) rtc_->stop();
     edge_.stop();
     sources_.stop();
+    sources_.set_publish_observer(nullptr);
+    registry_.reset();  // a Redis registry gives our streams up as it stops
     blocking_worker_.stop();
 }
 
@@ -38,6 +41,11 @@ Error Server::initialize() {
     if (Error err = blocking_worker_.start(); !err.ok()) return SRS_WRAP(err, "blocking worker");
     if (Error err = connections_.start(); !err.ok()) return SRS_WRAP(err, "connection manager");
     if (Error err = sources_.start(); !err.ok()) return SRS_WRAP(err, "source manager");
+    StreamRegistrySetup registry;
+    if (Error err = make_stream_registry(*config_, &registry); err.failed()) return SRS_WRAP(err, "stream registry");
+    registry_ = std::move(registry.registry);
+    claims_.reset(new StreamClaims(registry_.get(), registry.self, &sources_));
+    sources_.set_publish_observer(claims_.get());
     if (Error err = edge_.start(); !err.ok()) return SRS_WRAP(err, "edge manager");
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
     rtc_.reset(new RtcServer(this));

@@ -20,6 +20,8 @@
 #include "app/http/http_static.hpp"
 #include "app/server/live_context.hpp"
 #include "app/live/source_manager.hpp"
+#include "app/registry/stream_claims.hpp"
+#include "app/registry/stream_registry.hpp"
 #include "app/server/tcp_acceptor.hpp"
 #include "core/error.hpp"
 #include "io/blocking_worker.hpp"
@@ -47,6 +49,7 @@ class Server : public TcpClientHandler, public LiveContext {
     EdgeManager* edge() override { return &edge_; }
     utime_t start_wall_us() const override { return start_wall_us_; }
     const ProcStatsSampler& proc_stats() const override { return proc_stats_; }
+    StreamClaims& stream_claims() override { return *claims_; }
 
     // Signal actions, also used by the API.
     Error reload() override;
@@ -81,6 +84,9 @@ class Server : public TcpClientHandler, public LiveContext {
     bool api_on_http_port_ = false;
     // Outlives the connections: one may be waiting for a job at shutdown.
     BlockingWorker blocking_worker_;
+    // Outlive the sources, which tell the claims of every unpublish.
+    std::unique_ptr<StreamRegistry> registry_;
+    std::unique_ptr<StreamClaims> claims_;
     // Declared before the connections: connections hold sources, so they
     // are stopped first (members are destroyed in reverse order).
     SourceManager sources_;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "app/registry/memory_stream_registry.hpp"
 #include "app/server/live_context.hpp"
 
 namespace srs {
@@ -25,12 +26,15 @@ class FakeLiveContext : public LiveContext {
     utime_t start_wall_us() const override { return 0; }
     const ProcStatsSampler& proc_stats() const override { return stats_; }
     ProcStatsSampler& mutable_stats() { return stats_; }
+    StreamClaims& stream_claims() override { return claims_; }
 
   private:
     std::shared_ptr<const Config> config_;
     SourceManager sources_;
     ClientRegistry clients_;
     ProcStatsSampler stats_;
+    MemoryStreamRegistry registry_;
+    StreamClaims claims_{&registry_, "rtmp://127.0.0.1:1935", &sources_};
 };
 
 // A client that is not a TCP connection, as a WebRTC session on the shared
