@@ -156,7 +156,10 @@ TEST_F(RedisRegistryTest, RedisDownKeepsClaimsFailsFastAndReRegistersOnReturn) {
     a.stop();
 }
 
-TEST_F(RedisRegistryTest, RoundTripLatencyOnLoopback) {
+// A benchmark, not a unit test (timing asserts would flake on a loaded
+// machine): test/bench/registry_bench.py runs it and compares the printed
+// means with the 2 ms target for a join that needs a lookup.
+TEST_F(RedisRegistryTest, DISABLED_RoundTripLatencyBenchmark) {
     RedisStreamRegistry a(options_for(redis_.port(), 10 * kUsPerSecond));
     const int n = 2000;
     std::string owner;
@@ -170,10 +173,9 @@ TEST_F(RedisRegistryTest, RoundTripLatencyOnLoopback) {
         ASSERT_TRUE(utest::ok(a.acquire(key, "rtmp://a:1")));
     }
     utime_t acquire_us = (monotonic_us() - t0) / n;
+    EXPECT_EQ(owner, "");  // nobody owns x: every lookup really asked
     printf("registry round trip on loopback: lookup %d us, acquire %d us (mean of %d)\n", (int)lookup_us,
            (int)acquire_us, n);
-    EXPECT_LE(lookup_us, 2000);
-    EXPECT_LE(acquire_us, 2000);
 }
 
 // Fake Redis servers: each accepts one connection at a time and behaves badly.
