@@ -13,6 +13,7 @@
 #include "io/blocking_worker.hpp"
 #include "io/coroutine.hpp"
 #include "io/runtime.hpp"
+#include "utest/coroutine_fn.hpp"
 
 using namespace srs;
 
@@ -23,14 +24,7 @@ class BlockingWorkerTest : public ::testing::Test {
     void SetUp() override { ASSERT_TRUE(init_runtime().ok()); }
 };
 
-class FnHandler : public CoroutineHandler {
-  public:
-    explicit FnHandler(std::function<Error()> fn) : fn_(std::move(fn)) {}
-    Error cycle() override { return fn_(); }
-
-  private:
-    std::function<Error()> fn_;
-};
+using utest::FnHandler;
 
 }  // namespace
 

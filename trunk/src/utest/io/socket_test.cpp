@@ -12,6 +12,7 @@
 #include "io/runtime.hpp"
 #include "io/signal_pipe.hpp"
 #include "io/socket.hpp"
+#include "utest/coroutine_fn.hpp"
 
 using namespace srs;
 
@@ -22,15 +23,7 @@ class IoTest : public ::testing::Test {
     void SetUp() override { ASSERT_TRUE(init_runtime().ok()); }
 };
 
-// Runs a lambda as a coroutine.
-class FnHandler : public CoroutineHandler {
-  public:
-    explicit FnHandler(std::function<Error()> fn) : fn_(std::move(fn)) {}
-    Error cycle() override { return fn_(); }
-
-  private:
-    std::function<Error()> fn_;
-};
+using utest::FnHandler;
 
 }  // namespace
 

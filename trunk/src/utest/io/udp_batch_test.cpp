@@ -15,6 +15,7 @@
 #include "io/runtime.hpp"
 #include "io/socket.hpp"
 #include "io/udp_batch.hpp"
+#include "utest/coroutine_fn.hpp"
 
 using namespace srs;
 
@@ -25,14 +26,7 @@ class UdpBatchTest : public ::testing::Test {
     void SetUp() override { ASSERT_TRUE(init_runtime().ok()); }
 };
 
-class FnHandler : public CoroutineHandler {
-  public:
-    explicit FnHandler(std::function<Error()> fn) : fn_(std::move(fn)) {}
-    Error cycle() override { return fn_(); }
-
-  private:
-    std::function<Error()> fn_;
-};
+using utest::FnHandler;
 
 std::unique_ptr<UdpBatchSocket> bind_or_die(const std::string& ip, int rcvbuf = 0) {
     UdpBatchSocket* raw = nullptr;

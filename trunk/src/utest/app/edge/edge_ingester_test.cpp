@@ -13,6 +13,7 @@
 #include "io/coroutine.hpp"
 #include "io/runtime.hpp"
 #include "protocol/rtmp/rtmp_command.hpp"
+#include "utest/app/edge/scripted_rtmp_server.hpp"
 
 using namespace srs;
 
@@ -39,36 +40,16 @@ std::vector<uint8_t> avc(uint8_t frame, uint8_t packet) {
 
 // Accepts one edge, answers connect/createStream/play, sends `msgs`, then
 // closes (or holds the connection open when hold is set).
-class StreamingOrigin : public CoroutineHandler {
+class StreamingOrigin : public utest::ScriptedRtmpServer {
   public:
-    StreamingOrigin(std::vector<RtmpMessage> msgs, bool hold) : msgs_(std::move(msgs)), hold_(hold), co_("o", this) {}
-    ~StreamingOrigin() override { co_.stop(); }
-    Error start() {
-        if (Error err = listener_.listen(); !err.ok()) return err;
-        return co_.start();
-    }
-    std::string url() const { return "rtmp://127.0.0.1:" + std::to_string(listener_.port()); }
+    StreamingOrigin(std::vector<RtmpMessage> msgs, bool hold)
+        : ScriptedRtmpServer("o"), msgs_(std::move(msgs)), hold_(hold) {}
+    std::string url() const { return base(); }
     std::string seen_play;
     bool done = false;
 
   private:
-    Error expect(RtmpTransport& t, const char* name, RtmpCommand* cmd) {
-        RtmpMessage msg;
-        while (true) {
-            if (Error err = t.recv_message(&msg); !err.ok()) return err;
-            if (!msg.is_command()) continue;
-            if (Error err = decode_rtmp_command(msg, cmd); !err.ok()) return err;
-            if (cmd->name == name) return Error();
-        }
-    }
-    Error cycle() override {
-        TcpConn* raw = nullptr;
-        if (Error err = listener_.accept(&raw, kTimeout); !err.ok()) return err;
-        std::unique_ptr<TcpConn> conn(raw);
-        conn->set_recv_timeout(kTimeout);
-        conn->set_send_timeout(kTimeout);
-        RtmpTransport t(conn.get());
-        if (Error err = t.handshake_as_server(); !err.ok()) return err;
+    Error serve(TcpConn* conn, RtmpTransport& t) override {
         RtmpCommand cmd;
         if (Error err = expect(t, kRtmpCmdConnect, &cmd); !err.ok()) return err;
         if (Error err = t.send_command(build_connect_result(cmd.transaction_id, 0, Amf0Value::ecma_array()), 0,
@@ -90,17 +71,7 @@ class StreamingOrigin : public CoroutineHandler {
             if (Error err = t.send_message(m); !err.ok()) return err;
         }
         done = true;
-        if (hold_) {
-            RtmpMessage msg;
-            for (int i = 0; i < 100000; i++) {
-                Error err = t.recv_message(&msg);
-                if (!err.ok()) {
-                    err.ignore();
-                    break;
-                }
-            }
-            return Error();
-        }
+        if (hold_) return hold_until_close(t);
         // Closing with unread bytes would reset the connection, and the
         // client could lose media it has not read yet: drain first.
         sleep_us(100 * kUsPerMs).ignore();
@@ -118,8 +89,6 @@ class StreamingOrigin : public CoroutineHandler {
     }
     std::vector<RtmpMessage> msgs_;
     bool hold_;
-    TcpListener listener_{"127.0.0.1", 0};
-    Coroutine co_;
 };
 
 class FixedLocator : public OriginLocator {

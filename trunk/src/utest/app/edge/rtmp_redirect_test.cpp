@@ -11,6 +11,7 @@
 #include "io/coroutine.hpp"
 #include "io/runtime.hpp"
 #include "protocol/rtmp/rtmp_command.hpp"
+#include "utest/app/edge/scripted_rtmp_server.hpp"
 
 using namespace srs;
 
@@ -31,36 +32,18 @@ Amf0Value redirect_info(const std::string& redirect, const std::string& redirect
     return info;
 }
 
-// One connection: handshake, then the connect answer `accept` decides:
-// a _result, or a 302 to `redirect_to`.
-class FakeOrigin : public CoroutineHandler {
+// One connection: handshake, then the connect answer `redirect_to` decides:
+// a _result (empty), or a 302 to it.
+class FakeOrigin : public utest::ScriptedRtmpServer {
   public:
-    explicit FakeOrigin(std::string redirect_to = "") : redirect_to_(std::move(redirect_to)), co_("origin", this) {}
-    ~FakeOrigin() override { co_.stop(); }
-    Error start() {
-        if (Error err = listener_.listen(); !err.ok()) return err;
-        return co_.start();
-    }
-    std::string base() const { return "rtmp://127.0.0.1:" + std::to_string(listener_.port()); }
+    explicit FakeOrigin(std::string redirect_to = "")
+        : ScriptedRtmpServer("origin"), redirect_to_(std::move(redirect_to)) {}
     std::string seen_tc_url;
 
   private:
-    Error cycle() override {
-        TcpConn* raw = nullptr;
-        if (Error err = listener_.accept(&raw, kTimeout); !err.ok()) return err;
-        std::unique_ptr<TcpConn> conn(raw);
-        conn->set_recv_timeout(kTimeout);
-        conn->set_send_timeout(kTimeout);
-        RtmpTransport t(conn.get());
-        if (Error err = t.handshake_as_server(); !err.ok()) return err;
-        RtmpMessage msg;
+    Error serve(TcpConn*, RtmpTransport& t) override {
         RtmpCommand cmd;
-        while (true) {
-            if (Error err = t.recv_message(&msg); !err.ok()) return err;
-            if (!msg.is_command()) continue;
-            if (Error err = decode_rtmp_command(msg, &cmd); !err.ok()) return err;
-            if (cmd.name == kRtmpCmdConnect) break;
-        }
+        if (Error err = expect(t, kRtmpCmdConnect, &cmd); !err.ok()) return err;
         RtmpConnectRequest req;
         if (Error err = parse_rtmp_request(cmd, &req); !err.ok()) return err;
         seen_tc_url = req.tc_url;
@@ -79,19 +62,9 @@ class FakeOrigin : public CoroutineHandler {
             e.args.back() = redirect_info(redirect_to_);
             if (Error err = t.send_command(e, 0, kRtmpCidOverConnection); !err.ok()) return err;
         }
-        // Hold the connection until the client leaves.
-        for (int i = 0; i < 100000; i++) {
-            Error err = t.recv_message(&msg);
-            if (!err.ok()) {
-                err.ignore();
-                break;
-            }
-        }
-        return Error();
+        return hold_until_close(t);
     }
     std::string redirect_to_;
-    TcpListener listener_{"127.0.0.1", 0};
-    Coroutine co_;
 };
 
 class EdgeRedirectTest : public ::testing::Test {

@@ -11,19 +11,13 @@
 #include "io/runtime.hpp"
 #include "utest/app/registry/redis_server_fixture.hpp"
 #include "utest/test_util.hpp"
+#include "utest/coroutine_fn.hpp"
 
 using namespace srs;
 
 namespace {
 
-class FnHandler : public CoroutineHandler {
-  public:
-    explicit FnHandler(std::function<Error()> fn) : fn_(std::move(fn)) {}
-    Error cycle() override { return fn_(); }
-
-  private:
-    std::function<Error()> fn_;
-};
+using utest::FnHandler;
 
 RedisRegistryOptions options_for(int port, utime_t ttl_us = 2 * kUsPerSecond) {
     RedisRegistryOptions o;
