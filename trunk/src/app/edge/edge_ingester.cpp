@@ -3,11 +3,10 @@
 #include <cstdlib>
 
 #include "app/edge/rtmp_redirect.hpp"
+#include "app/http/http_client.hpp"
 #include "app/rtmp/rtmp_client.hpp"
 #include "core/log.hpp"
-#include "io/socket.hpp"
 #include "kernel/flv/flv.hpp"
-#include "protocol/http/http_stream_response.hpp"
 #include "io/runtime.hpp"
 #include "protocol/rtmp/rtmp_command.hpp"
 
@@ -169,47 +168,36 @@ Error EdgeIngester::pull_rtmp(const std::string& origin, bool* got_media) {
 Error EdgeIngester::pull_flv(const std::string& origin, bool* got_media) {
     std::string host = url_host(origin);
     int port = atoi(origin.substr(origin.rfind(':') + 1).c_str());
-    TcpConn* raw = nullptr;
-    if (Error err = TcpConn::connect(host, port, kEdgeConnectTimeoutUs, &raw); !err.ok()) {
-        return SRS_WRAP(err, "edge connect http://%s:%d", host.c_str(), port);
-    }
-    flv_.reset(raw);
-    flv_->set_recv_timeout(kEdgeConnectTimeoutUs);
-    flv_->set_send_timeout(kEdgeConnectTimeoutUs);
     const std::string vhost = edge_origin_vhost(options_, req_);
     const std::string path = "/" + req_.app + "/" + req_.stream + ".flv" + edge_upstream_param(req_.param);
     const std::string url = "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
                             std::to_string(port) + path;
-    std::string request = "GET " + path + " HTTP/1.1\r\nHost: " + vhost + "\r\nUser-Agent: srs-edge\r\n" +
-                          "Accept: */*\r\nConnection: close\r\n\r\n";
-    if (Error err = flv_->write(request.data(), request.size()); !err.ok()) {
-        return SRS_WRAP(err, "edge GET %s", url.c_str());
+    HttpClientOptions opts;
+    opts.connect_timeout = kEdgeConnectTimeoutUs;
+    // Connect, then the answer's head: each bounded like an RTMP handshake,
+    // so a peer trickling head bytes cannot hold the try.
+    opts.total_timeout = 2 * kEdgeConnectTimeoutUs;
+    // The body is streamed with only this per-read timeout: a silent upstream is dead.
+    opts.io_timeout = kEdgeRecvTimeoutUs;
+    opts.host_header = vhost;
+    flv_.reset(new HttpClient(opts));
+    if (Error err = flv_->start("GET", url); !err.ok()) return SRS_WRAP(err, "edge GET %s", url.c_str());
+    if (flv_->head().status != 200) {
+        return SRS_ERR(kErrorRtmpClientRejected, "edge GET %s: status %d", url.c_str(), flv_->head().status);
     }
+    info().tc_url = "http://" + host + ":" + std::to_string(port) + "/" + req_.app;
+    on_new_upstream(url);
+    srs_trace("edge: pulling %s/%s/%s from %s (vhost %s)", req_.vhost.c_str(), req_.app.c_str(), req_.stream.c_str(),
+              url.c_str(), vhost.c_str());
 
-    HttpStreamResponse response;
     FlvReader reader;
     std::string body;  // FLV bytes not yet a whole tag
     std::vector<FlvTag> tags;
-    uint8_t buf[16 * 1024];
-    bool announced = false;
     while (true) {
         if (Error err = co_.pull(); !err.ok()) return err;
-        size_t n = 0;
-        if (Error err = flv_->read(buf, sizeof(buf), &n); !err.ok()) return SRS_WRAP(err, "edge recv %s", url.c_str());
-        if (Error err = response.feed(buf, n, &body); !err.ok()) {
-            return SRS_WRAP(err, "edge response of %s", url.c_str());
-        }
-        if (!response.head_done()) continue;
-        if (!announced) {
-            if (response.status() != 200) {
-                return SRS_ERR(kErrorRtmpClientRejected, "edge GET %s: status %d", url.c_str(), response.status());
-            }
-            announced = true;
-            flv_->set_recv_timeout(kEdgeRecvTimeoutUs);
-            info().tc_url = "http://" + host + ":" + std::to_string(port) + "/" + req_.app;
-            on_new_upstream(url);
-            srs_trace("edge: pulling %s/%s/%s from %s (vhost %s)", req_.vhost.c_str(), req_.app.c_str(),
-                      req_.stream.c_str(), url.c_str(), vhost.c_str());
+        bool eof = false;
+        if (Error err = flv_->read_body_some(&body, &eof); !err.ok()) {
+            return SRS_WRAP(err, "edge recv %s", url.c_str());
         }
         size_t used = 0;
         tags.clear();
@@ -223,7 +211,7 @@ Error EdgeIngester::pull_flv(const std::string& origin, bool* got_media) {
                                                   : on_media(tag.type, tag.timestamp, std::move(tag.data), got_media);
             if (!err.ok()) return SRS_WRAP(err, "edge %s", url.c_str());
         }
-        if (response.ended()) return SRS_ERR(kErrorSocketClosed, "edge %s: the response ended", url.c_str());
+        if (eof) return SRS_ERR(kErrorSocketClosed, "edge %s: the response ended", url.c_str());
     }
 }
 

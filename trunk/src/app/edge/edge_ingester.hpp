@@ -31,8 +31,8 @@
 
 namespace srs {
 
+class HttpClient;
 class RtmpClient;
-class TcpConn;
 
 // Wait between two failed tries (SRS's edge waits the same).
 constexpr utime_t kEdgeRetryUs = 3 * kUsPerSecond;
@@ -99,7 +99,7 @@ class EdgeIngester : public Client, public CoroutineHandler {
     // Bytes of upstreams already closed, plus the current one's.
     uint64_t closed_recv_ = 0, closed_send_ = 0;
     std::unique_ptr<RtmpClient> rtmp_;
-    std::unique_ptr<TcpConn> flv_;  // the HTTP-FLV upstream (cluster.protocol flv)
+    std::unique_ptr<HttpClient> flv_;  // the HTTP-FLV upstream (cluster.protocol flv)
     Coroutine co_;  // last: stopped before the members it uses go
 };
 

@@ -16,6 +16,9 @@ HttpClient::~HttpClient() { close(); }
 
 void HttpClient::close() { conn_.reset(); }
 
+uint64_t HttpClient::recv_bytes() const { return conn_ ? conn_->recv_bytes() : 0; }
+uint64_t HttpClient::send_bytes() const { return conn_ ? conn_->send_bytes() : 0; }
+
 // The timeout for the next read or write: io_timeout, cut to what is left of
 // the total deadline when use_deadline. 0 means the deadline has passed.
 utime_t HttpClient::next_timeout(bool use_deadline) const {
@@ -51,7 +54,7 @@ Error HttpClient::start(std::string_view method, const std::string& url, std::st
     std::string req;
     req.reserve(256 + body.size());
     req.append(method).append(" ").append(u.target).append(" HTTP/1.1\r\n");
-    req.append("Host: ").append(u.host_header).append("\r\n");
+    req.append("Host: ").append(options_.host_header.empty() ? u.host_header : options_.host_header).append("\r\n");
     req.append("User-Agent: " SRS_SIGNATURE "\r\n");
     req.append("Accept: */*\r\n");
     req.append("Connection: close\r\n");

@@ -17,6 +17,7 @@
 // Only the calling coroutine waits; others run meanwhile.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -34,6 +35,9 @@ struct HttpClientOptions {
     utime_t io_timeout = 5 * kUsPerSecond;
     utime_t total_timeout = 10 * kUsPerSecond;  // <= 0: no total deadline
     size_t max_body = 4 * 1024 * 1024;          // read_body_all() only
+    // The Host header; empty: the URL's host[:port]. An edge names the origin
+    // vhost here while connecting to the origin's address.
+    std::string host_header;
 };
 
 struct HttpClientResult {
@@ -61,6 +65,9 @@ class HttpClient {
     Error read_body_all(std::string* out);
     // Closes the connection (the destructor does too).
     void close();
+    // Bytes on the current connection (0 once closed), for a caller's stats.
+    uint64_t recv_bytes() const;
+    uint64_t send_bytes() const;
 
   private:
     Error read_more(bool* eof);

@@ -97,6 +97,27 @@ TEST_F(HttpClientTest, PostSendsBodyAndReadsContentLengthAnswer) {
     EXPECT_EQ(*srv.request().header("Host"), "127.0.0.1:" + std::to_string(srv.port()));
 }
 
+TEST_F(HttpClientTest, HostHeaderOverrideAndByteCounts) {
+    // An edge's FLV pull connects to the origin's address but names a vhost.
+    ScriptedServer srv({{"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"}});
+    ASSERT_TRUE(ok(srv.start()));
+    HttpClientOptions opts;
+    opts.host_header = "vhost.example";
+    HttpClient c(opts);
+    EXPECT_EQ(c.recv_bytes(), 0u);
+    ASSERT_TRUE(ok(c.start("GET", srv.url("/live/a.flv?k=v"))));
+    std::string body;
+    ASSERT_TRUE(ok(c.read_body_all(&body)));
+    srv.stop();
+    EXPECT_EQ(body, "ok");
+    ASSERT_NE(srv.request().header("Host"), nullptr);
+    EXPECT_EQ(*srv.request().header("Host"), "vhost.example");
+    EXPECT_EQ(c.recv_bytes(), 40u);  // the whole answer
+    EXPECT_GT(c.send_bytes(), 0u);
+    c.close();
+    EXPECT_EQ(c.recv_bytes(), 0u);
+}
+
 TEST_F(HttpClientTest, GetChunkedAnswerSplitAcrossWrites) {
     ScriptedServer srv({{"HTTP/1.1 404 Not Found\r\nTransfer-Enc"},
                         {"oding: chunked\r\n\r\n3\r\nno", 20 * kUsPerMs},

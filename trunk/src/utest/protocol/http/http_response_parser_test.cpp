@@ -2,6 +2,7 @@
 // shapes): whole, one byte at a time behind a guard page, chunked, garbage.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "protocol/http/http_response_parser.hpp"
@@ -50,6 +51,27 @@ Parsed parse(const std::string& bytes, bool bytewise, bool eof = false, bool hea
     return r;
 }
 
+// Feeds `bytes` in pieces of `step` bytes (what a socket hands out), each
+// piece right before the guard page.
+Parsed parse_in_steps(const std::string& bytes, size_t step, bool eof = false) {
+    HttpResponseParser p;
+    Parsed r;
+    GuardPage guard(step);
+    for (size_t i = 0; i < bytes.size() && !p.done(); i += step) {
+        size_t n = std::min(step, bytes.size() - i);
+        const uint8_t* d = guard.place(reinterpret_cast<const uint8_t*>(bytes.data() + i), n);
+        size_t c = 0;
+        r.err = code(p.feed(d, n, &c, &r.body));
+        r.consumed += c;
+        if (r.err) break;
+    }
+    if (!r.err && eof) r.err = code(p.finish_at_eof());
+    r.head_done = p.head_done();
+    r.done = p.done();
+    r.head = p.head();
+    return r;
+}
+
 // Both ways must agree; returns the whole-buffer result.
 Parsed parse_both(const std::string& bytes, bool eof = false, bool head_request = false) {
     Parsed whole = parse(bytes, false, eof, head_request);
@@ -85,6 +107,26 @@ const std::string kGoChunked =
     "0\r\n"
     "X-Trailer: t\r\n"
     "\r\n";
+
+// Responses no server may send; each fails at some byte.
+const char* const kGarbage[] = {
+    "SSH-2.0-OpenSSH_9.2\r\n",
+    "HTTP/2 200\r\n\r\n",
+    "HTTP/1.1 2x0 OK\r\n\r\n",
+    "HTTP/1.1 20 OK\r\n\r\n",
+    "HTTP/1.1 200OK\r\n\r\n",
+    "HTTP/1.1 099 x\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nNo colon here\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
+    "HTTP/1.1 200 OK\r\n: empty name\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nX: a\x01" "b\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nX: a\rb\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nContent-Length: 3, 4\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX\r\n",
+    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffff\r\n",
+};
 
 }  // namespace
 
@@ -158,24 +200,7 @@ TEST(HttpResponseParser, ChunkedWinsOverContentLength) {
 }
 
 TEST(HttpResponseParser, GarbageFails) {
-    const char* bad[] = {
-        "SSH-2.0-OpenSSH_9.2\r\n",
-        "HTTP/2 200\r\n\r\n",
-        "HTTP/1.1 20 OK\r\n\r\n",
-        "HTTP/1.1 200OK\r\n\r\n",
-        "HTTP/1.1 099 x\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nNo colon here\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
-        "HTTP/1.1 200 OK\r\n: empty name\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nX: a\x01" "b\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nX: a\rb\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nContent-Length: 3, 4\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX\r\n",
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffff\r\n",
-    };
-    for (const char* b : bad) {
+    for (const char* b : kGarbage) {
         Parsed r = parse_both(b);
         EXPECT_NE(r.err, 0) << b;
         EXPECT_GE(r.err, kErrorHttpClientBadUrl) << b;
@@ -211,6 +236,83 @@ TEST(HttpResponseParser, LimitsBoundMemory) {
     std::string many = "HTTP/1.1 200 OK\r\na: 1\r\nb: 2\r\nc: 3\r\nd: 4\r\n\r\n";
     EXPECT_EQ(code(q.feed(reinterpret_cast<const uint8_t*>(many.data()), many.size(), &c, nullptr)),
               kErrorHttpClientBadHeader);
+}
+
+TEST(HttpResponseParser, FlvStreamInPiecesOfAnySize) {
+    // What an origin answers an edge's HTTP-FLV pull: no length, the body
+    // runs until the close. Socket reads cut it anywhere.
+    const std::string bytes =
+        "HTTP/1.1 200 OK\r\nContent-Type: video/x-flv\r\nConnection: close\r\n\r\nFLV\x01\x05" "body";
+    for (size_t step : {size_t(1), size_t(3), size_t(7), bytes.size()}) {
+        Parsed r = parse_in_steps(bytes, step);
+        EXPECT_EQ(r.err, 0) << step;
+        EXPECT_TRUE(r.head_done) << step;
+        EXPECT_FALSE(r.done) << step;
+        EXPECT_EQ(r.head.status, 200) << step;
+        ASSERT_NE(r.head.header("content-type"), nullptr) << step;
+        EXPECT_EQ(*r.head.header("content-type"), "video/x-flv") << step;
+        EXPECT_FALSE(r.head.keep_alive) << step;
+        EXPECT_EQ(r.body, std::string("FLV\x01\x05" "body")) << step;
+        EXPECT_TRUE(parse_in_steps(bytes, step, true).done) << step;
+    }
+}
+
+TEST(HttpResponseParser, ChunkedInPiecesWithUppercaseHex) {
+    const std::string bytes =
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nA;ext=1\r\n0123456789\r\n0\r\n\r\n";
+    for (size_t step : {size_t(1), size_t(3), size_t(7), bytes.size()}) {
+        Parsed r = parse_in_steps(bytes, step);
+        EXPECT_EQ(r.err, 0) << step;
+        EXPECT_TRUE(r.head.chunked) << step;
+        EXPECT_TRUE(r.done) << step;
+        EXPECT_EQ(r.body, "hello0123456789") << step;
+        EXPECT_EQ(r.consumed, bytes.size()) << step;
+    }
+}
+
+TEST(HttpResponseParser, ContentLengthCutsANon200Body) {
+    // A refused pull: HTTP/1.0, a status the caller rejects, bytes past the length.
+    const std::string bytes = "HTTP/1.0 404 Not Found\r\nContent-Length: 3\r\n\r\nabcdef";
+    Parsed r = parse_both(bytes);
+    EXPECT_EQ(r.err, 0);
+    EXPECT_TRUE(r.done);
+    EXPECT_EQ(r.head.status, 404);
+    EXPECT_EQ(r.head.reason, "Not Found");
+    EXPECT_EQ(r.head.version_minor, 0);
+    EXPECT_EQ(r.body, "abc");
+    EXPECT_EQ(r.consumed, bytes.size() - 3);
+}
+
+TEST(HttpResponseParser, EveryErrorIsSticky) {
+    for (const char* b : kGarbage) {
+        HttpResponseParser p;
+        std::string bytes = b;
+        size_t c = 0;
+        int first = code(p.feed(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &c, nullptr));
+        ASSERT_NE(first, 0) << b;
+        EXPECT_EQ(code(p.feed(reinterpret_cast<const uint8_t*>("x"), 1, &c, nullptr)), first) << b;
+        EXPECT_EQ(c, 0u) << b;
+        EXPECT_EQ(code(p.finish_at_eof()), first) << b;
+    }
+}
+
+TEST(HttpResponseParser, ChunkDataWithoutItsLineEndFails) {
+    // Bytes after a chunk's data that are not its line end: an error at the
+    // line end, or a truncation when the peer closes first.
+    const std::string head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    EXPECT_EQ(parse_both(head + "2\r\nabXY\r\n").err, kErrorHttpClientBadFraming);
+    EXPECT_EQ(parse(head + "2\r\nabXY", true, true).err, kErrorHttpClientTruncated);
+}
+
+TEST(HttpResponseParser, DefaultLimitsRefuseAHugeHead) {
+    // One field line longer than max_line (8 KiB).
+    std::string one = "HTTP/1.1 200 OK\r\nX: " + std::string(16 * 1024, 'a') + "\r\n\r\n";
+    EXPECT_EQ(parse_in_steps(one, 4096).err, kErrorHttpClientBadHeader);
+    // Lines each within max_line, together over max_header_bytes (64 KiB).
+    std::string many = "HTTP/1.1 200 OK\r\n";
+    for (int i = 0; i < 10; i++) many += "X" + std::to_string(i) + ": " + std::string(7000, 'a') + "\r\n";
+    many += "\r\n";
+    EXPECT_EQ(parse_in_steps(many, 4096).err, kErrorHttpClientBadHeader);
 }
 
 TEST(HttpClientUrl, AcceptsIpsAndLocalhostOnly) {
