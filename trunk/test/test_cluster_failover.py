@@ -7,10 +7,12 @@ import shutil
 import signal
 import threading
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 
-from conftest import wait_until
+from conftest import free_port, wait_until
 from media import Publisher
 from rtmp_recorder import RtmpRecorder
 from test_stream_registry import Redis
@@ -100,6 +102,31 @@ def test_origin_pulls_a_stream_another_origin_owns(srs_factory, redis, media):
         assert redis.command("GET", KEY) == owner(o1)
     finally:
         player.stop()
+        pub.stop()
+
+
+def test_origin_http_flv_player_pulls_from_the_owner_or_404s(srs_factory, redis, media):
+    o1 = start_origin(srs_factory("o1"), redis.port)
+    o2 = srs_factory("o2")
+    o2.http_port = free_port()
+    conf = o2.base_conf(registry(redis.port) + f"http_server {{\n enabled on;\n listen {o2.http_port};\n}}\n")
+    o2.start(conf.replace("vhost __defaultVhost__ {\n}",
+                          "vhost __defaultVhost__ {\n http_remux { enabled on; mount [vhost]/[app]/[stream].flv; }\n}"))
+    pub = Publisher(media, url(o1))
+    try:
+        assert wait_until(lambda: redis.command("GET", KEY) == owner(o1), 15), o1.log()[-3000:]
+        # Owned by o1: o2 answers with the stream, pulled from o1.
+        with urllib.request.urlopen(f"http://127.0.0.1:{o2.http_port}/live/{STREAM}.flv", timeout=15) as r:
+            assert r.status == 200
+            got, deadline = b"", time.monotonic() + 15
+            while len(got) < 100000 and time.monotonic() < deadline:
+                got += r.read(16384)
+        assert got[:3] == b"FLV" and len(got) >= 100000, len(got)
+        # Owned by nobody: a 404 as before.
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(f"http://127.0.0.1:{o2.http_port}/live/nobody.flv", timeout=10)
+        assert e.value.code == 404
+    finally:
         pub.stop()
 
 
