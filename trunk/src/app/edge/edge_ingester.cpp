@@ -87,13 +87,13 @@ uint64_t EdgeIngester::send_bytes() const {
 
 Error EdgeIngester::cycle() {
     // Bounded by the interrupt: every pass blocks in a socket call or a sleep.
-    for (size_t turn = 0;; turn++) {
+    for (turn_ = 0;; turn_++) {
         if (Error err = co_.pull(); !err.ok()) {
             err.ignore();
             return Error();
         }
         bool got_media = false;
-        Error err = pull_once(turn, &got_media);
+        Error err = pull_once(&got_media);
         close_upstream();
         if (!upstream_url_.empty()) last_upstream_url_ = upstream_url_;
         upstream_url_.clear();
@@ -114,13 +114,18 @@ Error EdgeIngester::cycle() {
     }
 }
 
-Error EdgeIngester::pull_once(size_t turn, bool* got_media) {
+Error EdgeIngester::pull_once(bool* got_media) {
     StreamKey key{req_.vhost, req_.app, req_.stream};
     std::vector<std::string> origins;
     if (Error err = locator_->locate(key, &origins); !err.ok()) return SRS_WRAP(err, "locate origin");
     if (origins.empty()) return SRS_ERR(kErrorEdgeNoOrigin, "no origin for %s/%s/%s", key.vhost.c_str(),
                                         key.app.c_str(), key.stream.c_str());
-    const std::string& origin = origins[turn % origins.size()];
+    // A new best candidate (the registry names a new owner) is tried first.
+    if (origins[0] != best_) {
+        best_ = origins[0];
+        turn_ = 0;
+    }
+    const std::string& origin = origins[turn_ % origins.size()];
     peer_ip_ = url_host(origin);
     if (options_.protocol == "flv") return pull_flv(origin, got_media);
     return pull_rtmp(origin, got_media);

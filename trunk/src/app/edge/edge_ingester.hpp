@@ -68,9 +68,9 @@ class EdgeIngester : public Client, public CoroutineHandler {
 
   private:
     Error cycle() override;
-    // One try: the origin at index `turn` of the located list. *got_media:
+    // One try: the origin at index turn_ of the located list. *got_media:
     // the upstream delivered media before it ended.
-    Error pull_once(size_t turn, bool* got_media);
+    Error pull_once(bool* got_media);
     Error pull_rtmp(const std::string& origin, bool* got_media);
     Error pull_flv(const std::string& origin, bool* got_media);
     // A new upstream is about to feed the source.
@@ -95,6 +95,8 @@ class EdgeIngester : public Client, public CoroutineHandler {
     bool published_ = false;
     bool registered_ = false;
     uint64_t switches_ = 0;
+    size_t turn_ = 0;   // tries since the best candidate last changed
+    std::string best_;  // the located list's first entry at the last try
     uint64_t upstreams_ = 0;
     // Bytes of upstreams already closed, plus the current one's.
     uint64_t closed_recv_ = 0, closed_send_ = 0;

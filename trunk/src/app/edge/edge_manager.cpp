@@ -26,7 +26,18 @@ std::string EdgeManager::key_of(const LiveSource* source) {
     return source->vhost() + "/" + source->app() + "/" + source->stream();
 }
 
-Error EdgeManager::start_pull(LiveSource* source, const EdgeClientRequest& req, Pull* pull) {
+void EdgeManager::set_registry(OriginLocator* registry) {
+    registry_ = registry;
+    registry_then_cluster_.reset(registry ? new CompositeOriginLocator({registry, &cluster_}) : nullptr);
+}
+
+OriginLocator* EdgeManager::locator() {
+    if (override_) return override_;
+    if (registry_then_cluster_) return registry_then_cluster_.get();
+    return &cluster_;
+}
+
+Error EdgeManager::start_pull(LiveSource* source, const EdgeClientRequest& req, OriginLocator* locator, Pull* pull) {
     std::shared_ptr<const Config> config = ctx_->config();
     SourceOptions options;
     options.gop_cache = config->get(req.vhost, keys::vhost_play_gop_cache);
@@ -34,8 +45,9 @@ Error EdgeManager::start_pull(LiveSource* source, const EdgeClientRequest& req, 
     // Origins differ in their clocks and a switch jumps: always correct.
     options.jitter = TimeJitter::kFull;
     pull->req = req;
+    pull->locator = locator;
     pull->unwatched_since = 0;
-    pull->ingester.reset(new EdgeIngester(source, locator(), &ctx_->clients(), req,
+    pull->ingester.reset(new EdgeIngester(source, locator, &ctx_->clients(), req,
                                           read_edge_options(*config, req.vhost), options));
     if (Error err = pull->ingester->start(); !err.ok()) {
         pull->ingester.reset();
@@ -51,11 +63,51 @@ Error EdgeManager::on_play(LiveSource* source, const EdgeClientRequest& req) {
         return Error();
     }
     if (pull.ingester) pull.ingester.reset();  // a freed source's stale pull (cannot outlive it, but be safe)
-    if (Error err = start_pull(source, req, &pull); !err.ok()) {
+    if (Error err = start_pull(source, req, locator(), &pull); !err.ok()) {
         ingesters_.erase(key_of(source));
         return SRS_WRAP(err, "edge pull");
     }
     return Error();
+}
+
+Error EdgeManager::on_origin_play(LiveSource* source, const EdgeClientRequest& req, bool* pulling) {
+    *pulling = false;
+    if (pulled(source)) {
+        ingesters_[key_of(source)].unwatched_since = 0;
+        *pulling = true;
+        return Error();
+    }
+    if (!registry_ || source->publishing()) return Error();
+    std::vector<std::string> owners;
+    StreamKey key{req.vhost, req.app, req.stream};
+    if (Error err = registry_->locate(key, &owners); err.failed()) {
+        srs_warn("origin: owner of %s unknown, wait for a local publisher: %s", key_of(source).c_str(),
+                 err.summary().c_str());
+        err.ignore();
+        return Error();
+    }
+    // The lookup yielded: another player may have started the pull, or a publisher come.
+    if (pulled(source)) {
+        *pulling = true;
+        return Error();
+    }
+    if (owners.empty() || source->publishing()) return Error();
+    srs_trace("origin: %s is owned by %s, pull it from there", key_of(source).c_str(), owners[0].c_str());
+    Pull& pull = ingesters_[key_of(source)];
+    pull.ingester.reset();
+    if (Error err = start_pull(source, req, registry_, &pull); !err.ok()) {
+        ingesters_.erase(key_of(source));
+        return SRS_WRAP(err, "origin pull");
+    }
+    *pulling = true;
+    return Error();
+}
+
+bool EdgeManager::stop_pull(LiveSource* source) {
+    if (!pulled(source)) return false;
+    srs_trace("origin: a local publisher takes %s over, stop its pull", key_of(source).c_str());
+    ingesters_.erase(key_of(source));  // ~EdgeIngester stops and unpublishes; players stay attached
+    return true;
 }
 
 const EdgeIngester* EdgeManager::ingester_of(const LiveSource* source) const {
@@ -84,7 +136,7 @@ void EdgeManager::reap() {
             // Kicked from the API: players still there get a fresh pull.
             srs_warn("edge: pull of %s ended, restart it for its players", it->first.c_str());
             pull.ingester.reset();
-            if (Error err = start_pull(source, pull.req, &pull); !err.ok()) {
+            if (Error err = start_pull(source, pull.req, pull.locator, &pull); !err.ok()) {
                 srs_error("edge: restart pull of %s: %s", it->first.c_str(), err.describe().c_str());
                 err.ignore();
                 it = ingesters_.erase(it);

@@ -2,10 +2,15 @@
 // vhost uses, and the reaper that ends pulls nobody watches.
 //
 // Locators: a vhost in `cluster { mode remote; }` asks its `origin` list
-// (ClusterOriginLocator) unless another locator was installed with
-// set_locator() (the stream registry does that), which then answers for
-// every edge vhost. The manager owns neither kind's users: ingesters ask
+// (ClusterOriginLocator); with the stream registry on (set_registry()) it
+// asks the registry first and the list after (CompositeOriginLocator).
+// set_locator() replaces both for every edge vhost (tests). Ingesters ask
 // the locator they were given on each retry.
+//
+// An origin's pulls (on_origin_play): a player of a stream nobody publishes
+// here, which another origin owns in the registry, gets it pulled from that
+// owner exactly like an edge's, the registry being the only locator (the
+// cluster list names this origin's peers' edges' origins, not owners).
 //
 // Reaping (every second, or reap()): a pull whose source has had no player
 // for kEdgeIdleUs is stopped (the source is unpublished, and the source manager
@@ -18,6 +23,7 @@
 #include <string>
 
 #include "app/edge/cluster_origin_locator.hpp"
+#include "app/edge/composite_origin_locator.hpp"
 #include "app/edge/edge_ingester.hpp"
 #include "app/edge/edge_request.hpp"
 #include "io/coroutine.hpp"
@@ -40,7 +46,22 @@ class EdgeManager : public CoroutineHandler {
 
     // nullptr: back to each vhost's cluster.origin list. Not owned.
     void set_locator(OriginLocator* locator) { override_ = locator; }
-    OriginLocator* locator() { return override_ ? override_ : &cluster_; }
+    // The stream registry's locator (nullptr: none, or only this process
+    // registers). Not owned; set before the first pull.
+    void set_registry(OriginLocator* registry);
+    bool has_registry() const { return registry_ != nullptr; }
+    // What an edge vhost asks.
+    OriginLocator* locator();
+
+    // A player of a normal vhost's stream attached to `source`. *pulling:
+    // the stream is pulled from its owner for it (a pull already ran, or the
+    // registry names another origin and a pull started). False when a local
+    // publisher has it, no registry is set, or nobody owns it (the player
+    // waits for a local publisher). A failed lookup is logged, not returned.
+    Error on_origin_play(LiveSource* source, const EdgeClientRequest& req, bool* pulling);
+    // Stops this source's pull (its source unpublished, its players stay):
+    // a local publisher takes the stream over. False when it was not pulled.
+    bool stop_pull(LiveSource* source);
 
     // A player of an edge vhost's stream attached to `source`: starts its
     // pull unless one runs.
@@ -57,14 +78,18 @@ class EdgeManager : public CoroutineHandler {
     struct Pull {
         std::unique_ptr<EdgeIngester> ingester;
         EdgeClientRequest req;
+        OriginLocator* locator = nullptr;  // what it asks (restarts ask the same)
         utime_t unwatched_since = 0;  // 0: watched
     };
-    Error start_pull(LiveSource* source, const EdgeClientRequest& req, Pull* pull);
+    Error start_pull(LiveSource* source, const EdgeClientRequest& req, OriginLocator* locator, Pull* pull);
+    bool pulled(const LiveSource* source) const { return ingester_of(source) != nullptr; }
 
     LiveContext* ctx_;
     utime_t idle_us_;
     ClusterOriginLocator cluster_;
     OriginLocator* override_ = nullptr;
+    OriginLocator* registry_ = nullptr;
+    std::unique_ptr<CompositeOriginLocator> registry_then_cluster_;
     std::map<std::string, Pull> ingesters_;
     Coroutine reaper_;
 };

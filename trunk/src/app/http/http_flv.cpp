@@ -117,15 +117,17 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
     }
     // An edge creates the stream and pulls it from its origin.
     EdgeManager* edge = ctx_->edge();
-    if (edge && is_edge_vhost(*config, vhost)) return serve_edge(req, res, vhost, app, stream);
+    if (edge && is_edge_vhost(*config, vhost)) return serve_pulled(req, res, vhost, app, stream, false);
     LiveSource* source = ctx_->sources().find(vhost, app, stream);
-    // Mounted while published, as SRS: an unknown or idle stream is a 404.
+    // Not published here: another origin may own it (pulled for us), else a
+    // 404 as SRS (mounted while published).
+    if ((!source || !source->publishing()) && edge && edge->has_registry()) return serve_pulled(req, res, vhost, app, stream, true);
     if (!source || !source->publishing()) return res->send_error(404);
     return serve_source(req, res, source, nullptr);
 }
 
-Error HttpFlvHandler::serve_edge(const HttpRequest& req, HttpResponse* res, const std::string& vhost,
-                                 const std::string& app, const std::string& stream) {
+Error HttpFlvHandler::serve_pulled(const HttpRequest& req, HttpResponse* res, const std::string& vhost,
+                                   const std::string& app, const std::string& stream, bool from_owner) {
     LiveSource* source = ctx_->sources().fetch_or_create(vhost, app, stream);
     EdgeClientRequest edge_req;
     edge_req.vhost = vhost;
@@ -137,11 +139,11 @@ Error HttpFlvHandler::serve_edge(const HttpRequest& req, HttpResponse* res, cons
     // The request's query goes to the origin as the stream's params.
     size_t q = req.target.find('?');
     if (q != std::string::npos) edge_req.param = req.target.substr(q);
-    return serve_source(req, res, source, &edge_req);
+    return serve_source(req, res, source, &edge_req, from_owner);
 }
 
 Error HttpFlvHandler::serve_source(const HttpRequest& req, HttpResponse* res, LiveSource* source,
-                                   const EdgeClientRequest* edge_req) {
+                                   const EdgeClientRequest* edge_req, bool from_owner) {
     std::shared_ptr<const Config> config = ctx_->config();
     const std::string& vhost = source->vhost();
     const std::string& app = source->app();
@@ -158,7 +160,16 @@ Error HttpFlvHandler::serve_source(const HttpRequest& req, HttpResponse* res, Li
     // Attach before anything blocks: a consumer keeps the source alive
     // (the manager frees only sources nobody uses).
     std::unique_ptr<LiveConsumer> consumer(source->create_consumer(options));
-    if (edge_req) {
+    if (edge_req && from_owner) {
+        bool pulling = false;
+        if (Error err = ctx_->edge()->on_origin_play(source, *edge_req, &pulling); !err.ok()) {
+            srs_warn("HTTP-FLV %s/%s/%s: %s", vhost.c_str(), app.c_str(), stream.c_str(), err.summary().c_str());
+            err.ignore();
+            return res->send_error(503);
+        }
+        // Nobody owns it elsewhere: as without a registry (a local publisher may have come meanwhile).
+        if (!pulling && !source->publishing()) return res->send_error(404);
+    } else if (edge_req) {
         if (Error err = ctx_->edge()->on_play(source, *edge_req); !err.ok()) {
             srs_warn("HTTP-FLV edge %s/%s/%s: %s", vhost.c_str(), app.c_str(), stream.c_str(), err.summary().c_str());
             err.ignore();

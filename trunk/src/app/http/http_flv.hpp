@@ -61,12 +61,14 @@ class HttpFlvHandler : public HttpHandler {
                             std::string* app, std::string* stream);
 
   private:
-    // An edge vhost: the stream is created and pulled from the origin.
-    Error serve_edge(const HttpRequest& req, HttpResponse* res, const std::string& vhost, const std::string& app,
-                     const std::string& stream);
-    // Plays `source`; edge_req: start (or join) its edge pull once attached.
+    // The stream is created and pulled: an edge vhost's from its origin, or
+    // (from_owner) an origin's from the origin the registry names, if any.
+    Error serve_pulled(const HttpRequest& req, HttpResponse* res, const std::string& vhost, const std::string& app,
+                       const std::string& stream, bool from_owner);
+    // Plays `source`; edge_req: start (or join) its pull once attached
+    // (from_owner: the origin's pull, a 404 when nobody owns the stream).
     Error serve_source(const HttpRequest& req, HttpResponse* res, LiveSource* source,
-                       const EdgeClientRequest* edge_req);
+                       const EdgeClientRequest* edge_req, bool from_owner = false);
     Error play(LiveConsumer* consumer, HttpResponse* res, const std::string& url, const FlvTracks& tracks);
     LiveContext* ctx_;
 };

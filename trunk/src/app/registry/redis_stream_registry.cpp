@@ -82,19 +82,23 @@ Error RedisStreamRegistry::lookup(const std::string& key, std::string* owner) {
 
 void RedisStreamRegistry::release_pending() {
     utime_t now = monotonic_us();
-    for (auto it = releasing_.begin(); it != releasing_.end();) {
-        if (now >= it->second.expires_us) {
-            it = releasing_.erase(it);  // expired in Redis by now: nothing to delete
+    // A copy: the call yields, and an acquire of the same key meanwhile
+    // erases its entry (iterating releasing_ itself would use a freed node).
+    std::map<std::string, Releasing> pending = releasing_;
+    for (const auto& kv : pending) {
+        if (!releasing_.count(kv.first)) continue;  // acquired again meanwhile
+        if (now >= kv.second.expires_us) {
+            releasing_.erase(kv.first);  // expired in Redis by now: nothing to delete
             continue;
         }
         RedisReply reply;
-        if (Error err = client_.call_ok({"EVAL", kReleaseScript, "1", it->first, it->second.owner}, &reply);
+        if (Error err = client_.call_ok({"EVAL", kReleaseScript, "1", kv.first, kv.second.owner}, &reply);
             err.failed()) {
-            srs_warn("stream registry: release %s later: %s", it->first.c_str(), err.summary().c_str());
+            srs_warn("stream registry: release %s later: %s", kv.first.c_str(), err.summary().c_str());
             return;  // the client backs off; try again on the next wake
         }
-        srs_trace("stream registry: released %s (%s)", it->first.c_str(), reply.integer ? "deleted" : "not ours");
-        it = releasing_.erase(it);
+        srs_trace("stream registry: released %s (%s)", kv.first.c_str(), reply.integer ? "deleted" : "not ours");
+        releasing_.erase(kv.first);
     }
 }
 

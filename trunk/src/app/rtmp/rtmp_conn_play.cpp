@@ -113,6 +113,12 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
         if (Error err = edge->on_play(source, edge_request(asked_vhost)); !err.ok()) {
             return SRS_WRAP(err, "RTMP play %s", req_.stream_url().c_str());
         }
+    } else if (edge) {
+        // An origin without the stream: pulled from the origin that owns it, if any.
+        bool pulling = false;
+        if (Error err = edge->on_origin_play(source, edge_request(asked_vhost), &pulling); !err.ok()) {
+            return SRS_WRAP(err, "RTMP play %s", req_.stream_url().c_str());
+        }
     }
     srs_trace("RTMP play %s%s, param=%s, mw=%d ms/%d msgs, realtime=%d, queue=%d s, publishing=%d",
               req_.vhost.c_str(), req_.stream_url().c_str(), req_.param.c_str(),

@@ -1,6 +1,8 @@
 // The publishing side of an RTMP connection.
 #include "app/live/live_source.hpp"
 #include "app/rtmp/rtmp_conn.hpp"
+
+#include "app/edge/edge_manager.hpp"
 #include "core/log.hpp"
 
 namespace srs {
@@ -35,8 +37,10 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     update_info(fmle ? ClientKind::kFmlePublish : ClientKind::kFlashPublish);
     if (ctx_->edge() && is_edge_vhost(*ctx_->config(), req_.vhost)) return publish_to_origin(asked_vhost, fmle);
 
+    EdgeManager* edge = ctx_->edge();
     LiveSource* source = ctx_->sources().find(req_.vhost, req_.app, req_.stream);
-    if (source && source->publishing()) return refuse_busy_publish(source);
+    // Our pull of the stream from its owner is no local publisher: the claim judges.
+    if (source && source->publishing() && !(edge && edge->ingester_of(source))) return refuse_busy_publish(source);
     // Claim the stream across the cluster first (a Redis round trip with the
     // stream registry on): another origin may publish it already.
     if (Error err = ctx_->stream_claims().claim(req_.vhost, req_.app, req_.stream); err.failed()) {
@@ -45,6 +49,14 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     }
     // The claim may have yielded: look again, another publisher of ours may have come first.
     source = ctx_->sources().fetch_or_create(req_.vhost, req_.app, req_.stream);
+    if (edge && edge->stop_pull(source)) {
+        // We own the stream now (the old owner's key expired): the pull's
+        // unpublish released our fresh claim, so claim it again.
+        if (Error err = ctx_->stream_claims().claim(req_.vhost, req_.app, req_.stream); err.failed()) {
+            send_on_stream(build_publish_bad_name(req_.stream, cid())).ignore();
+            return SRS_WRAP(err, "publish %s after its pull", req_.stream_url().c_str());
+        }
+    }
     if (source->publishing()) return refuse_busy_publish(source);
 
     std::shared_ptr<const Config> config = ctx_->config();

@@ -46,6 +46,10 @@ Error Server::initialize() {
     registry_ = std::move(registry.registry);
     claims_.reset(new StreamClaims(registry_.get(), registry.self, &sources_));
     sources_.set_publish_observer(claims_.get());
+    if (config_->get(keys::stream_registry_enabled)) {
+        registry_locator_.reset(new RegistryOriginLocator(registry_.get(), registry.self));
+        edge_.set_registry(registry_locator_.get());
+    }
     if (Error err = edge_.start(); !err.ok()) return SRS_WRAP(err, "edge manager");
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
     rtc_.reset(new RtcServer(this));

@@ -20,6 +20,7 @@
 #include "app/http/http_static.hpp"
 #include "app/server/live_context.hpp"
 #include "app/live/source_manager.hpp"
+#include "app/registry/registry_origin_locator.hpp"
 #include "app/registry/stream_claims.hpp"
 #include "app/registry/stream_registry.hpp"
 #include "app/server/tcp_acceptor.hpp"
@@ -87,6 +88,9 @@ class Server : public TcpClientHandler, public LiveContext {
     // Outlive the sources, which tell the claims of every unpublish.
     std::unique_ptr<StreamRegistry> registry_;
     std::unique_ptr<StreamClaims> claims_;
+    // The registry as the edge's locator (stream_registry.enabled only: an
+    // in-memory registry knows no other origin).
+    std::unique_ptr<RegistryOriginLocator> registry_locator_;
     // Declared before the connections: connections hold sources, so they
     // are stopped first (members are destroyed in reverse order).
     SourceManager sources_;

@@ -27,6 +27,18 @@ class NoOrigin : public OriginLocator {
     int asked = 0;
 };
 
+// The registry's answer for every stream (empty: nobody owns it).
+class OwnerLocator : public OriginLocator {
+  public:
+    Error locate(const StreamKey&, std::vector<std::string>* out) override {
+        asked++;
+        *out = owners;
+        return Error();
+    }
+    std::vector<std::string> owners;
+    int asked = 0;
+};
+
 class EdgeManagerTest : public ::testing::Test {
   protected:
     void SetUp() override { ASSERT_TRUE(init_runtime().ok()); }
@@ -97,4 +109,84 @@ TEST_F(EdgeManagerTest, OnePullPerStreamStoppedWhenUnwatched) {
     EXPECT_EQ(edge.size(), 1u);
     edge.stop();
     EXPECT_FALSE(source->publishing());
+}
+
+// An origin's player of a stream it does not publish: pulled only when the
+// registry names another owner, shared, and given up to a local publisher.
+TEST_F(EdgeManagerTest, OriginPullsFromTheOwnerOnly) {
+    FakeLiveContext ctx("listen 1935;\nvhost __defaultVhost__ {\n cluster {\n origin 127.0.0.1:1;\n }\n}\n");
+    EdgeManager edge(&ctx, kIdle);
+    LiveSource* source = ctx.sources().fetch_or_create("__defaultVhost__", "live", "s");
+    EdgeClientRequest req{"__defaultVhost__", "__defaultVhost__", "live", "s", ""};
+    ConsumerOptions copts;
+    std::unique_ptr<LiveConsumer> a(source->create_consumer(copts));
+    bool pulling = true;
+
+    // No registry (stream_registry off): as before, wait for a local publisher.
+    ASSERT_TRUE(edge.on_origin_play(source, req, &pulling).ok());
+    EXPECT_FALSE(pulling);
+    EXPECT_FALSE(edge.has_registry());
+
+    OwnerLocator registry;
+    edge.set_registry(&registry);
+    // Nobody owns it: no pull.
+    ASSERT_TRUE(edge.on_origin_play(source, req, &pulling).ok());
+    EXPECT_FALSE(pulling);
+    EXPECT_EQ(edge.size(), 0u);
+    EXPECT_FALSE(source->publishing());
+
+    // Another origin owns it: one pull, which asks the registry only.
+    registry.owners = {"rtmp://127.0.0.1:1"};
+    ASSERT_TRUE(edge.on_origin_play(source, req, &pulling).ok());
+    EXPECT_TRUE(pulling);
+    std::unique_ptr<LiveConsumer> b(source->create_consumer(copts));
+    int asked = registry.asked;
+    ASSERT_TRUE(edge.on_origin_play(source, req, &pulling).ok());
+    EXPECT_TRUE(pulling);
+    EXPECT_EQ(registry.asked, asked);  // the second player joins without a lookup
+    EXPECT_EQ(edge.size(), 1u);
+    EXPECT_EQ(ingest_clients(ctx.clients()), 1u);
+    EXPECT_TRUE(source->publishing());
+
+    // A local publisher takes it over: the pull stops, the players stay.
+    EXPECT_TRUE(edge.stop_pull(source));
+    EXPECT_FALSE(edge.stop_pull(source));
+    EXPECT_EQ(edge.size(), 0u);
+    EXPECT_FALSE(source->publishing());
+    EXPECT_EQ(source->consumer_count(), 2u);
+    ASSERT_TRUE(source->on_publish("local", SourceOptions()).ok());
+    ASSERT_TRUE(edge.on_origin_play(source, req, &pulling).ok());
+    EXPECT_FALSE(pulling);  // a local publisher has it: never pulled
+    EXPECT_EQ(edge.size(), 0u);
+    source->on_unpublish();
+
+    // The players leave: an origin's pull ends like an edge's.
+    ASSERT_TRUE(edge.on_origin_play(source, req, &pulling).ok());
+    ASSERT_TRUE(pulling);
+    a.reset();
+    b.reset();
+    edge.reap();
+    sleep_us(2 * kIdle).ignore();
+    edge.reap();
+    EXPECT_EQ(edge.size(), 0u);
+    EXPECT_FALSE(source->publishing());
+}
+
+// Edge vhosts ask the registry first and the cluster list after.
+TEST_F(EdgeManagerTest, EdgeLocatorWithRegistry) {
+    FakeLiveContext ctx("listen 1935;\nvhost __defaultVhost__ {\n cluster {\n mode remote;\n origin 127.0.0.1:1935 127.0.0.1:1936;\n }\n}\n");
+    EdgeManager edge(&ctx, kIdle);
+    StreamKey key{"__defaultVhost__", "live", "s"};
+    std::vector<std::string> out;
+    ASSERT_TRUE(edge.locator()->locate(key, &out).ok());
+    EXPECT_EQ(out, (std::vector<std::string>{"rtmp://127.0.0.1:1935", "rtmp://127.0.0.1:1936"}));
+    OwnerLocator registry;
+    registry.owners = {"rtmp://127.0.0.1:1936"};
+    edge.set_registry(&registry);
+    ASSERT_TRUE(edge.locator()->locate(key, &out).ok());
+    EXPECT_EQ(out, (std::vector<std::string>{"rtmp://127.0.0.1:1936", "rtmp://127.0.0.1:1935"}));
+    edge.set_registry(nullptr);
+    ASSERT_TRUE(edge.locator()->locate(key, &out).ok());
+    EXPECT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0], "rtmp://127.0.0.1:1935");
 }
