@@ -35,6 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TRUNK = HERE.parents[1]
 sys.path.insert(0, str(HERE))
+import rtmp_play_bench  # noqa: E402
 from rtmp_play_bench import proc_cpu_seconds, proc_rss_kb, stop  # noqa: E402
 
 ORIGIN, EDGE, NGINX_ORIGIN, NGINX_EDGE = 19481, 19482, 19483, 19484
@@ -88,17 +89,7 @@ def start_nginx(binary, work, name, port, pull_from=None):
     d = work / name
     d.mkdir(exist_ok=True)
     pull = f"pull rtmp://127.0.0.1:{pull_from}/live;" if pull_from else ""
-    (d / "nginx.conf").write_text(f"""load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
-worker_processes 1;
-daemon off;
-master_process off;
-error_log {d}/nginx-error.log;
-pid {d}/nginx.pid;
-worker_rlimit_nofile 20000;
-events {{ worker_connections 20000; }}
-rtmp {{ server {{ listen {port}; chunk_size 60000; application live {{ live on; {pull} }} }} }}
-""")
-    return start([binary, "-c", str(d / "nginx.conf"), "-p", str(d)])
+    return rtmp_play_bench.start_nginx(binary, port, d, app_extra=pull)
 
 
 def wait_listening(port, timeout=10):

@@ -78,7 +78,9 @@ def start_srs(binary, port, work, http_port=None, vhost_extra=""):
     return subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def start_nginx(binary, port, work):
+def start_nginx(binary, port, work, app_extra=""):
+    """nginx-rtmp (one worker, live on) on RTMP `port`; app_extra goes into
+    application live (e.g. "pull rtmp://...;" for a pulling edge)."""
     conf = work / "nginx.conf"
     conf.write_text(f"""load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
 worker_processes 1;
@@ -88,7 +90,7 @@ error_log {work}/nginx-error.log;
 pid {work}/nginx.pid;
 worker_rlimit_nofile 20000;
 events {{ worker_connections 20000; }}
-rtmp {{ server {{ listen {port}; chunk_size 60000; application live {{ live on; }} }} }}
+rtmp {{ server {{ listen {port}; chunk_size 60000; application live {{ live on; {app_extra} }} }} }}
 """)
     return subprocess.Popen([binary, "-c", str(conf), "-p", str(work)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)

@@ -25,38 +25,14 @@ struct Parsed {
     std::string body;
 };
 
-// Feeds `bytes` whole, or one byte at a time, each byte placed right before a
-// PROT_NONE page so a read past it crashes. eof: tell the parser the peer closed.
-Parsed parse(const std::string& bytes, bool bytewise, bool eof = false, bool head_request = false) {
+// Feeds `bytes` in pieces of `step` bytes (what a socket hands out), each
+// piece placed right before a PROT_NONE page so a read past it crashes.
+// eof: tell the parser the peer closed.
+Parsed parse_in_steps(const std::string& bytes, size_t step, bool eof = false, bool head_request = false) {
     HttpResponseParser p;
     p.set_head_request(head_request);
     Parsed r;
-    GuardPage guard(bytes.size() + 1);
-    if (!bytewise) {
-        const uint8_t* d = guard.place(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-        r.err = code(p.feed(d, bytes.size(), &r.consumed, &r.body));
-    } else {
-        for (size_t i = 0; i < bytes.size() && !p.done(); ++i) {
-            const uint8_t* d = guard.place(reinterpret_cast<const uint8_t*>(bytes.data() + i), 1);
-            size_t c = 0;
-            r.err = code(p.feed(d, 1, &c, &r.body));
-            r.consumed += c;
-            if (r.err) break;
-        }
-    }
-    if (!r.err && eof) r.err = code(p.finish_at_eof());
-    r.head_done = p.head_done();
-    r.done = p.done();
-    r.head = p.head();
-    return r;
-}
-
-// Feeds `bytes` in pieces of `step` bytes (what a socket hands out), each
-// piece right before the guard page.
-Parsed parse_in_steps(const std::string& bytes, size_t step, bool eof = false) {
-    HttpResponseParser p;
-    Parsed r;
-    GuardPage guard(step);
+    GuardPage guard(step + 1);
     for (size_t i = 0; i < bytes.size() && !p.done(); i += step) {
         size_t n = std::min(step, bytes.size() - i);
         const uint8_t* d = guard.place(reinterpret_cast<const uint8_t*>(bytes.data() + i), n);
@@ -70,6 +46,11 @@ Parsed parse_in_steps(const std::string& bytes, size_t step, bool eof = false) {
     r.done = p.done();
     r.head = p.head();
     return r;
+}
+
+// The whole buffer at once, or one byte at a time.
+Parsed parse(const std::string& bytes, bool bytewise, bool eof = false, bool head_request = false) {
+    return parse_in_steps(bytes, bytewise ? 1 : std::max<size_t>(bytes.size(), 1), eof, head_request);
 }
 
 // Both ways must agree; returns the whole-buffer result.
