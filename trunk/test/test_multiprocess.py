@@ -152,6 +152,30 @@ def udp_port_taken(port):
         s.close()
 
 
+def answer_candidate_port(api):
+    """POSTs an aiortc WHEP offer to `api` (host:port) and returns the UDP
+    port of the answer's host candidate; skips without aiortc."""
+    from rtc_env import require_aiortc
+    require_aiortc()
+    from rtc_client import Player, Rtc, http, sdp_attr
+    rtc = Rtc()
+    probe = rtc.run(rtc._make(Player, api, "live", "livestream", "whep"), 5)
+
+    async def offer():
+        await probe.pc.setLocalDescription(await probe.pc.createOffer())
+        return probe.pc.localDescription.sdp
+
+    try:
+        sdp = rtc.run(offer(), 10)
+        status, _, answer = http("POST", f"http://{api}/rtc/v1/whep/?app=live&stream=livestream", sdp,
+                                 "application/sdp")
+        assert status == 201, (status, answer)
+        return int(sdp_attr(answer, "candidate").split()[5])  # foundation comp udp prio IP PORT typ host
+    finally:
+        rtc.run(probe.pc.close(), 5)
+        rtc.close()
+
+
 def test_cluster_script_starts_reports_and_stops(tmp_path):
     origin_rtmp, origin_api, origin_http = free_port(), free_port(), free_port()
     edge_rtmp, edge_http = free_port(), free_port()
@@ -162,7 +186,9 @@ def test_cluster_script_starts_reports_and_stops(tmp_path):
     edge_conf = (TRUNK / "conf" / "edge.conf").read_text()
     edge_conf = (edge_conf.replace("listen              1935;", f"listen              {edge_rtmp};")
                  .replace("listen          8080;", f"listen          {edge_http};")
-                 .replace("127.0.0.1:19350", f"127.0.0.1:{origin_rtmp}"))
+                 .replace("127.0.0.1:19350", f"127.0.0.1:{origin_rtmp}")
+                 # WebRTC players on the edges' vhost, to see each process's candidate.
+                 .replace("    http_remux {", "    rtc {\n        enabled     on;\n    }\n    http_remux {", 1))
     (tmp_path / "origin.conf").write_text(origin_conf)
     (tmp_path / "edge.conf").write_text(edge_conf)
     run = tmp_path / "run"
@@ -198,6 +224,12 @@ def test_cluster_script_starts_reports_and_stops(tmp_path):
             log = (run / f"edge-{k}.log").read_text()
             if os.geteuid() == 0:  # without CAP_BPF the edges warn and keep the hash
                 assert "reuseport_balance: connections in turn over 3 sockets" in log
+        # A WebRTC session must reach the process that answered its offer:
+        # each edge's answer names its own UDP port.
+        for k in (1, 2, 3):
+            port = answer_candidate_port(f"127.0.0.1:{api_base + k}")
+            print("edge", k, "candidate port", port, "expected", rtc_base + k)
+            assert port == rtc_base + k, (k, port, rtc_base + k)
         # The edges share the RTMP and HTTP ports.
         assert can_connect(edge_rtmp) and can_connect(edge_http)
         st = script("status")
