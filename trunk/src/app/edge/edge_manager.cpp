@@ -44,6 +44,7 @@ Error EdgeManager::start_pull(LiveSource* source, const EdgeClientRequest& req, 
     options.gop_cache_max_frames = static_cast<int>(config->get(req.vhost, keys::vhost_play_gop_cache_max_frames));
     // Origins differ in their clocks and a switch jumps: always correct.
     options.jitter = TimeJitter::kFull;
+    options.claimed = false;  // the owner holds the claim, not its pull
     pull->req = req;
     pull->locator = locator;
     pull->unwatched_since = 0;

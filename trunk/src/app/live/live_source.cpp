@@ -90,7 +90,7 @@ void LiveSource::on_unpublish() {
     for (LiveConsumer* c : consumers_) c->on_unpublish();
     touch_idle();
     srs_trace("source %s%s unpublished, consumers=%zu", vhost_.c_str(), url().c_str(), consumers_.size());
-    if (publish_observer_) publish_observer_->on_source_unpublished(this);
+    if (publish_observer_ && options_.claimed) publish_observer_->on_source_unpublished(this);
 }
 
 void LiveSource::on_upstream_switch() {

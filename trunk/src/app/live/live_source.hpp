@@ -29,6 +29,10 @@ struct SourceOptions {
     // Whether the source's bridge factory is asked for a bridge (off for a
     // WebRTC publisher: its stream is WebRTC already).
     bool bridge = true;
+    // Whether this publish holds the stream's registry claim, to be given up
+    // at unpublish: false for a pull from another server (an edge, or an
+    // origin pulling from the owner), which never claimed the stream.
+    bool claimed = true;
 };
 
 // Corrects timestamps so players see them monotonic and without jumps.

@@ -49,14 +49,10 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     }
     // The claim may have yielded: look again, another publisher of ours may have come first.
     source = ctx_->sources().fetch_or_create(req_.vhost, req_.app, req_.stream);
-    if (edge && edge->stop_pull(source)) {
-        // We own the stream now (the old owner's key expired): the pull's
-        // unpublish released our fresh claim, so claim it again.
-        if (Error err = ctx_->stream_claims().claim(req_.vhost, req_.app, req_.stream); err.failed()) {
-            send_on_stream(build_publish_bad_name(req_.stream, cid())).ignore();
-            return SRS_WRAP(err, "publish %s after its pull", req_.stream_url().c_str());
-        }
-    }
+    // We own the stream now (the old owner's key expired): our pull of it ends
+    // and the publisher takes the source (a pull claims nothing, so ending it
+    // leaves our fresh claim alone).
+    if (edge) edge->stop_pull(source);
     if (source->publishing()) return refuse_busy_publish(source);
 
     std::shared_ptr<const Config> config = ctx_->config();
