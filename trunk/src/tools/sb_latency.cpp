@@ -48,7 +48,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/rtmp/rtmp_client.hpp"
+#include "app/upstream/rtmp_client.hpp"
 #include "core/clock.hpp"
 #include "core/strings.hpp"
 #include "io/signal_pipe.hpp"

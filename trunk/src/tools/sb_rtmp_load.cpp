@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "app/rtmp/rtmp_client.hpp"
+#include "app/upstream/rtmp_client.hpp"
 #include "core/clock.hpp"
 #include "io/signal_pipe.hpp"
 #include "tool_common.hpp"

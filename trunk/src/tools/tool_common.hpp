@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "app/rtmp/rtmp_client.hpp"
+#include "app/upstream/rtmp_client.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "core/strings.hpp"

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/server/live_context.hpp"
+#include "app/conn/live_context.hpp"
 #include "protocol/http/http_request.hpp"
 
 namespace srs {

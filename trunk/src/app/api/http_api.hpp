@@ -13,7 +13,7 @@
 
 #include "app/api/api_endpoint.hpp"
 #include "app/http/http_conn.hpp"
-#include "app/server/live_context.hpp"
+#include "app/conn/live_context.hpp"
 
 namespace srs {
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/server/live_context.hpp"
+#include "app/conn/live_context.hpp"
 
 namespace srs {
 

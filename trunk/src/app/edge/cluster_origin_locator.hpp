@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "app/edge/origin_locator.hpp"
+#include "app/live/origin_locator.hpp"
 
 namespace srs {
 

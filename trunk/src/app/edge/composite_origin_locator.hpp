@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "app/edge/origin_locator.hpp"
+#include "app/live/origin_locator.hpp"
 
 namespace srs {
 

@@ -2,7 +2,7 @@
 
 #include "app/edge/edge_ingester.hpp"
 #include "app/edge/rtmp_redirect.hpp"
-#include "app/rtmp/rtmp_client.hpp"
+#include "app/upstream/rtmp_client.hpp"
 #include "core/log.hpp"
 
 namespace srs {

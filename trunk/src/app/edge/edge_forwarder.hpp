@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "app/edge/edge_request.hpp"
-#include "app/edge/origin_locator.hpp"
+#include "app/live/origin_locator.hpp"
 #include "protocol/rtmp/rtmp_message.hpp"
 
 namespace srs {

@@ -3,8 +3,8 @@
 #include <cstdlib>
 
 #include "app/edge/rtmp_redirect.hpp"
-#include "app/http/http_client.hpp"
-#include "app/rtmp/rtmp_client.hpp"
+#include "app/upstream/http_client.hpp"
+#include "app/upstream/rtmp_client.hpp"
 #include "core/log.hpp"
 #include "kernel/flv/flv.hpp"
 #include "io/runtime.hpp"

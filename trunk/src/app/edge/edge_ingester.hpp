@@ -23,9 +23,9 @@
 
 #include "app/edge/edge_keyframe_gate.hpp"
 #include "app/edge/edge_request.hpp"
-#include "app/edge/origin_locator.hpp"
+#include "app/live/origin_locator.hpp"
 #include "app/live/live_source.hpp"
-#include "app/server/client.hpp"
+#include "app/conn/client.hpp"
 #include "io/coroutine.hpp"
 #include "protocol/rtmp/rtmp_message.hpp"
 

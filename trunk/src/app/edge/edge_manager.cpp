@@ -1,6 +1,6 @@
 #include "app/edge/edge_manager.hpp"
 
-#include "app/server/live_context.hpp"
+#include "app/conn/live_context.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
 

@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "app/rtmp/rtmp_client.hpp"
+#include "app/upstream/rtmp_client.hpp"
 #include "kernel/flv/amf0.hpp"
 
 namespace srs {

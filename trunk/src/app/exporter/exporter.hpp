@@ -12,7 +12,7 @@
 #include "app/config/config.hpp"
 #include "app/exporter/metrics_render.hpp"
 #include "app/http/http_conn.hpp"
-#include "app/server/live_context.hpp"
+#include "app/conn/live_context.hpp"
 
 namespace srs {
 

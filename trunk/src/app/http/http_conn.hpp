@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/server/connection.hpp"
+#include "app/conn/connection.hpp"
 #include "protocol/http/http_request.hpp"
 #include "protocol/http/http_response.hpp"
 

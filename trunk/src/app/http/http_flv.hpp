@@ -12,7 +12,7 @@
 
 #include "app/http/http_conn.hpp"
 #include "app/live/live_message.hpp"
-#include "app/server/live_context.hpp"
+#include "app/conn/live_context.hpp"
 #include "kernel/flv/flv.hpp"
 
 namespace srs {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/edge/origin_locator.hpp"
+#include "app/live/origin_locator.hpp"
 #include "app/registry/stream_registry.hpp"
 
 namespace srs {

@@ -24,8 +24,8 @@
 #include "app/rtc/rtc_session.hpp"
 #include "app/rtc/rtc_source.hpp"
 #include "app/rtc/rtc_tcp_conn.hpp"
-#include "app/server/live_context.hpp"
-#include "app/server/tcp_acceptor.hpp"
+#include "app/conn/live_context.hpp"
+#include "app/conn/tcp_acceptor.hpp"
 #include "io/coroutine.hpp"
 #include "protocol/rtc/dtls.hpp"
 

@@ -21,7 +21,7 @@
 #include "app/rtc/rtc_bridge_to_live.hpp"
 #include "app/rtc/rtc_options.hpp"
 #include "app/rtc/rtc_source.hpp"
-#include "app/server/client.hpp"
+#include "app/conn/client.hpp"
 #include "core/error.hpp"
 #include "protocol/rtc/keyframe_limiter.hpp"
 #include "protocol/rtc/nack_generator.hpp"

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "app/edge/edge_request.hpp"
-#include "app/server/connection.hpp"
-#include "app/server/live_context.hpp"
-#include "app/rtmp/rtmp_transport.hpp"
+#include "app/conn/connection.hpp"
+#include "app/conn/live_context.hpp"
+#include "app/upstream/rtmp_transport.hpp"
 #include "protocol/rtmp/rtmp_url.hpp"
 
 namespace srs {

@@ -4,7 +4,7 @@
 
 #include "app/api/api_json.hpp"
 #include "app/api/summaries_api.hpp"
-#include "app/http/http_client.hpp"
+#include "app/upstream/http_client.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
 #include "io/udp_batch.hpp"

@@ -20,7 +20,7 @@
 
 #include "app/api/http_api.hpp"
 #include "app/config/config.hpp"
-#include "app/server/live_context.hpp"
+#include "app/conn/live_context.hpp"
 #include "core/clock.hpp"
 #include "io/coroutine.hpp"
 

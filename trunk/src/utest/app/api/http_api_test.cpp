@@ -11,7 +11,7 @@
 #include "app/api/http_api.hpp"
 #include "io/runtime.hpp"
 #include "utest/app/api/api_test_util.hpp"
-#include "utest/app/server/fake_live_context.hpp"
+#include "utest/app/conn/fake_live_context.hpp"
 
 using namespace srs;
 

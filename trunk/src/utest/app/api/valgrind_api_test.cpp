@@ -12,7 +12,7 @@
 #include "app/api/valgrind_api.hpp"
 #include "utest/app/api/api_test_util.hpp"
 #include "io/runtime.hpp"
-#include "utest/app/server/fake_live_context.hpp"
+#include "utest/app/conn/fake_live_context.hpp"
 
 #ifdef SRS_VALGRIND
 #include <valgrind/memcheck.h>

@@ -9,7 +9,7 @@
 
 #include "app/edge/edge_ingester.hpp"
 #include "app/live/consumer_options.hpp"
-#include "app/rtmp/rtmp_transport.hpp"
+#include "app/upstream/rtmp_transport.hpp"
 #include "io/coroutine.hpp"
 #include "io/runtime.hpp"
 #include "protocol/rtmp/rtmp_command.hpp"

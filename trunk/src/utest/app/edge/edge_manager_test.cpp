@@ -9,7 +9,7 @@
 #include "app/edge/edge_manager.hpp"
 #include "app/live/consumer_options.hpp"
 #include "io/runtime.hpp"
-#include "utest/app/server/fake_live_context.hpp"
+#include "utest/app/conn/fake_live_context.hpp"
 
 using namespace srs;
 

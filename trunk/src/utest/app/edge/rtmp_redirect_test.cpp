@@ -7,7 +7,7 @@
 
 #include "app/edge/edge_keyframe_gate.hpp"
 #include "app/edge/rtmp_redirect.hpp"
-#include "app/rtmp/rtmp_transport.hpp"
+#include "app/upstream/rtmp_transport.hpp"
 #include "io/coroutine.hpp"
 #include "io/runtime.hpp"
 #include "protocol/rtmp/rtmp_command.hpp"

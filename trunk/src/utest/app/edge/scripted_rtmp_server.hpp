@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "app/rtmp/rtmp_transport.hpp"
+#include "app/upstream/rtmp_transport.hpp"
 #include "io/coroutine.hpp"
 #include "io/socket.hpp"
 #include "protocol/rtmp/rtmp_command.hpp"

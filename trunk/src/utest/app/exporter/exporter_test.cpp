@@ -10,7 +10,7 @@
 
 #include "app/exporter/exporter.hpp"
 #include "io/runtime.hpp"
-#include "utest/app/server/fake_live_context.hpp"
+#include "utest/app/conn/fake_live_context.hpp"
 
 using namespace srs;
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "app/rtmp/rtmp_client.hpp"
-#include "app/rtmp/rtmp_transport.hpp"
+#include "app/upstream/rtmp_client.hpp"
+#include "app/upstream/rtmp_transport.hpp"
 #include "io/coroutine.hpp"
 #include "io/runtime.hpp"
 #include "io/socket.hpp"

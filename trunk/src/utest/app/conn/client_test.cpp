@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "app/server/client.hpp"
-#include "utest/app/server/fake_live_context.hpp"
+#include "app/conn/client.hpp"
+#include "utest/app/conn/fake_live_context.hpp"
 
 using namespace srs;
 

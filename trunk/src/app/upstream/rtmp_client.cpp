@@ -1,4 +1,4 @@
-#include "app/rtmp/rtmp_client.hpp"
+#include "app/upstream/rtmp_client.hpp"
 
 #include "protocol/rtmp/rtmp_chunk.hpp"
 

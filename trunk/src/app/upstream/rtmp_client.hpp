@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "app/rtmp/rtmp_transport.hpp"
+#include "app/upstream/rtmp_transport.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/shared_buffer.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "app/registry/memory_stream_registry.hpp"
-#include "app/server/live_context.hpp"
+#include "app/conn/live_context.hpp"
 
 namespace srs {
 

@@ -1,4 +1,4 @@
-#include "app/server/tcp_acceptor.hpp"
+#include "app/conn/tcp_acceptor.hpp"
 
 #include "core/log.hpp"
 #include "io/reuseport_balance.hpp"

@@ -1,4 +1,4 @@
-#include "app/server/connection.hpp"
+#include "app/conn/connection.hpp"
 
 #include "core/log.hpp"
 

@@ -1,4 +1,4 @@
-#include "app/rtmp/rtmp_transport.hpp"
+#include "app/upstream/rtmp_transport.hpp"
 
 #include "io/runtime.hpp"
 #include "protocol/rtmp/rtmp_chunk.hpp"

@@ -1,6 +1,6 @@
 // HttpClient: writes the request, then feeds what the socket gives to the
 // sans-IO HttpResponseParser. See http_client.hpp for the timeout contract.
-#include "app/http/http_client.hpp"
+#include "app/upstream/http_client.hpp"
 
 #include <algorithm>
 

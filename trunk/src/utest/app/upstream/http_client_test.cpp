@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/http/http_client.hpp"
+#include "app/upstream/http_client.hpp"
 #include "io/coroutine.hpp"
 #include "io/runtime.hpp"
 #include "io/socket.hpp"

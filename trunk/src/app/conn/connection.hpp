@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "app/server/client.hpp"
+#include "app/conn/client.hpp"
 #include "core/error.hpp"
 #include "io/coroutine.hpp"
 #include "io/socket.hpp"

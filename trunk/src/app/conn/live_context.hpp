@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "app/config/config.hpp"
-#include "app/server/client.hpp"
+#include "app/conn/client.hpp"
 #include "app/stats/proc_sampler.hpp"
 #include "app/live/source_manager.hpp"
 #include "app/registry/stream_claims.hpp"

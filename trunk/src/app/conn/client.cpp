@@ -1,4 +1,4 @@
-#include "app/server/client.hpp"
+#include "app/conn/client.hpp"
 
 namespace srs {
 
