@@ -1,28 +1,45 @@
 #!/usr/bin/env python3
 """Which folder may include which: the rules the layer include roots cannot
 express (those stop upward includes between layers, see the Makefile; these
-keep sibling folders inside a layer apart).
+order the folders inside a layer).
 
   python3 test/check_includes.py [SRC_DIR]      exit 1 and a line per violation
 
-The live hub is protocol-neutral: RTMP, HTTP-FLV and WebRTC depend on it,
-never the other way round, and protocols do not reach into each other, so a
-third protocol slots in beside the others instead of into them."""
+app/ is a ranked stack (RANKS, bottom to top): a folder includes only its own
+files and folders of a lower rank, never a sibling of its own rank, so each
+subsystem has one room and no circle can form. The live hub is
+protocol-neutral; protocols do not reach into each other, nor into the edge
+(they ask the live hub's StreamPuller); server/ builds everything and only
+main/ includes it. A new app/ folder must be given a rank here.
+
+kernel/ and protocol/ folders stand alone (INDEPENDENT_SIBLINGS)."""
 import re
 import sys
 from pathlib import Path
 
-# (folder, folders it must not include, why)
-RULES = [
-    ("app/live", ["app/rtmp", "app/http", "app/rtc", "app/api", "app/server", "app/exporter"],
-     "the live hub is protocol-neutral: protocols use it, it uses none of them"),
-    ("app/config", ["app/"], "the config depends on nothing else in app"),
-    ("app/stats", ["app/rtmp", "app/http", "app/rtc", "app/api", "app/server", "app/live", "app/exporter"],
-     "statistics are read by the API and the exporter, not the other way round"),
-    ("app/rtmp", ["app/http", "app/rtc", "app/api", "app/exporter"], "RTMP does not know the other protocols"),
-    ("app/http", ["app/rtmp", "app/rtc"], "HTTP-FLV does not know the other protocols"),
-    ("app/rtc", ["app/rtmp", "app/http"], "WebRTC does not know the other protocols (bridges go through app/live)"),
+# app/ folders by rank, bottom to top. Folders of one rank are siblings.
+RANKS = [
+    ["config", "stats"],
+    ["live"],          # sources, consumers, the stream puller interface
+    ["registry"],      # who owns a stream (memory, Redis)
+    ["upstream"],      # outbound RTMP and HTTP clients
+    ["conn"],          # clients, connections, acceptors, what handlers are given
+    ["edge"],          # pulls and publish relays (implements live's StreamPuller)
+    ["rtmp", "http", "rtc"],  # protocol handlers (hls, dvr, hooks get this rank)
+    ["api", "exporter"],
+    ["server"],        # the composition root
 ]
+RANK = {folder: i for i, row in enumerate(RANKS) for folder in row}
+
+# Includes that rank alone would allow, refused with a reason: (from folders,
+# included path prefix, why).
+EXTRA_RULES = [
+    (["rtmp", "http", "rtc"], "app/edge/",
+     "protocol handlers reach the edge through the live hub's StreamPuller, never directly"),
+    (["config", "stats", "live", "registry", "upstream", "conn", "edge", "rtmp", "http", "rtc"],
+     "app/conn/server_context.hpp", "only the API, the exporter and the server may reload the server"),
+]
+
 # Every folder of protocol/ (and kernel/) stands alone: protocol/rtc must not
 # include protocol/rtmp, and so on; kernel/rtp may use kernel/codec.
 INDEPENDENT_SIBLINGS = {"protocol": [], "kernel": [("rtp", "codec"), ("rtp", "flv"), ("flv", "codec")]}
@@ -35,6 +52,26 @@ def folder_of(rel):
     return "/".join(parts[:2]) if len(parts) > 2 else parts[0]
 
 
+def app_rule(here, inc):
+    """Why `here` (an app/ folder name) may not include `inc`, or None."""
+    there = folder_of(inc)
+    if not there.startswith("app/") or there == "app/" + here:
+        return None
+    there = there[len("app/"):]
+    if here not in RANK:
+        return f"app/{here} has no rank in test/check_includes.py: give it one"
+    if there not in RANK:
+        return f"app/{there} has no rank in test/check_includes.py: give it one"
+    for folders, prefix, why in EXTRA_RULES:
+        if here in folders and inc.startswith(prefix):
+            return why
+    if RANK[there] == RANK[here]:
+        return f"app/{here} and app/{there} are siblings of one rank: neither includes the other"
+    if RANK[there] > RANK[here]:
+        return f"app/{there} ranks above app/{here} (the stack in test/check_includes.py)"
+    return None
+
+
 def violations(src):
     out = []
     for path in sorted(src.rglob("*")):
@@ -42,6 +79,7 @@ def violations(src):
             continue
         rel = path.relative_to(src).as_posix()
         here = folder_of(rel)
+        layer = here.split("/")[0]
         for lineno, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
             m = INCLUDE.match(line)
             if not m:
@@ -50,14 +88,16 @@ def violations(src):
             there = folder_of(inc)
             if there == here:
                 continue
-            for folder, banned, why in RULES:
-                if here == folder and any(inc.startswith(b if b.endswith("/") else b + "/") for b in banned):
-                    out.append(f"src/{rel}:{lineno}: includes {inc}: {why}")
-            layer = here.split("/")[0]
-            if layer in INDEPENDENT_SIBLINGS and there.split("/")[0] == layer and "/" in here and "/" in there:
-                pair = (here.split("/")[1], there.split("/")[1])
-                if pair not in INDEPENDENT_SIBLINGS[layer]:
-                    out.append(f"src/{rel}:{lineno}: includes {inc}: {layer}/ folders are independent of each other")
+            why = None
+            if layer == "app" and "/" in here:
+                why = app_rule(here.split("/")[1], inc)
+            elif there == "app/server" and layer not in ("main", "utest"):
+                why = "server/ is the composition root: only main/ includes it"
+            elif layer in INDEPENDENT_SIBLINGS and there.split("/")[0] == layer and "/" in here and "/" in there:
+                if (here.split("/")[1], there.split("/")[1]) not in INDEPENDENT_SIBLINGS[layer]:
+                    why = f"{layer}/ folders are independent of each other"
+            if why:
+                out.append(f"src/{rel}:{lineno}: includes {inc}: {why}")
     return out
 
 

@@ -162,3 +162,34 @@ def test_sibling_folders_keep_apart(tmp_path):
     assert "src/app/live/hub.cpp:2: includes app/rtmp/rtmp_conn.hpp" in r.stdout
     assert "src/protocol/rtc/x.hpp:1: includes protocol/rtmp/rtmp_chunk.hpp" in r.stdout
     assert "2 violation(s)" in r.stdout
+
+
+def test_app_folders_are_a_ranked_stack(tmp_path):
+    # Each kind of back-edge the rank table refuses is reported with file:line
+    # and why; an include down the stack passes.
+    bad = tmp_path / "src"
+    files = {
+        "app/registry/r.cpp": '#include "app/live/live_source.hpp"\n#include "app/edge/edge_manager.hpp"\n',
+        "app/rtmp/c.cpp": '#include "app/conn/client.hpp"\n#include "app/http/http_flv.hpp"\n'
+                          '#include "app/edge/edge_forwarder.hpp"\n',
+        "app/http/h.cpp": '#include "app/conn/server_context.hpp"\n',
+        "app/hls/m.cpp": '#include "app/live/live_source.hpp"\n',
+        "app/live/s.cpp": '#include "app/server/server.hpp"\n',
+        "tools/t.cpp": '#include "app/server/server.hpp"\n',
+        "main/main.cpp": '#include "app/server/server.hpp"\n',
+    }
+    for rel, text in files.items():
+        (bad / rel).parent.mkdir(parents=True, exist_ok=True)
+        (bad / rel).write_text(text)
+    r = subprocess.run(["python3", str(TRUNK / "test" / "check_includes.py"), str(bad)], capture_output=True, text=True)
+    assert r.returncode == 1
+    out = r.stdout
+    assert "src/app/registry/r.cpp:2: includes app/edge/edge_manager.hpp: app/edge ranks above app/registry" in out
+    assert "src/app/rtmp/c.cpp:2: includes app/http/http_flv.hpp: app/rtmp and app/http are siblings" in out
+    assert "src/app/rtmp/c.cpp:3: includes app/edge/edge_forwarder.hpp: protocol handlers reach the edge" in out
+    assert "src/app/http/h.cpp:1: includes app/conn/server_context.hpp: only the API" in out
+    assert "src/app/hls/m.cpp:1: includes app/live/live_source.hpp: app/hls has no rank" in out
+    assert "src/app/live/s.cpp:1: includes app/server/server.hpp: app/server ranks above app/live" in out
+    assert "src/tools/t.cpp:1: includes app/server/server.hpp: server/ is the composition root" in out
+    assert "main/main.cpp" not in out and "r.cpp:1" not in out and "c.cpp:1" not in out
+    assert "7 violation(s)" in out

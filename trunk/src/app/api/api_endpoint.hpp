@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/conn/live_context.hpp"
+#include "app/conn/server_context.hpp"
 #include "protocol/http/http_request.hpp"
 
 namespace srs {
@@ -38,6 +38,6 @@ class ApiEndpoint {
 
 // The tooling endpoints this build has, in the order the API lists them.
 // Defined in api_endpoints.cpp; each endpoint's file adds one line there.
-std::vector<std::unique_ptr<ApiEndpoint>> make_tool_endpoints(LiveContext* ctx);
+std::vector<std::unique_ptr<ApiEndpoint>> make_tool_endpoints(ServerContext* ctx);
 
 }  // namespace srs

@@ -5,7 +5,7 @@
 
 namespace srs {
 
-std::vector<std::unique_ptr<ApiEndpoint>> make_tool_endpoints(LiveContext* ctx) {
+std::vector<std::unique_ptr<ApiEndpoint>> make_tool_endpoints(ServerContext* ctx) {
     std::vector<std::unique_ptr<ApiEndpoint>> out;
     out.emplace_back(new DiagnosticsEndpoint(ctx));
     out.emplace_back(new ValgrindEndpoint(ctx));

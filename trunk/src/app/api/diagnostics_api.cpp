@@ -30,7 +30,7 @@ CpuSplit read_cpu_split() {
 
 }  // namespace
 
-DiagnosticsEndpoint::DiagnosticsEndpoint(LiveContext* ctx) : ctx_(ctx), udp_at_start_(read_proc_net_snmp()) {
+DiagnosticsEndpoint::DiagnosticsEndpoint(ServerContext* ctx) : ctx_(ctx), udp_at_start_(read_proc_net_snmp()) {
     CpuSplit s = read_cpu_split();
     cpu_prev_ = s.all;
     cpus_prev_ = s.each;

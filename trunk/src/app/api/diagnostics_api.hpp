@@ -11,7 +11,7 @@ namespace srs {
 
 class DiagnosticsEndpoint : public ApiEndpoint {
   public:
-    explicit DiagnosticsEndpoint(LiveContext* ctx);
+    explicit DiagnosticsEndpoint(ServerContext* ctx);
     const char* path() const override { return "/api/v1/diagnostics"; }
     const char* description() const override {
         return "fd limit, UDP buffers and drops, softirq, nice, affinity and instrumentation checks";
@@ -19,7 +19,7 @@ class DiagnosticsEndpoint : public ApiEndpoint {
     int handle(const HttpRequest& req, Json* body) override;
 
   private:
-    LiveContext* ctx_;
+    ServerContext* ctx_;
     SnmpStat udp_at_start_;
     // CPU split at the previous answer (at start before the first): the
     // softirq shares cover the time between two answers.

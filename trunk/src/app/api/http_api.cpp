@@ -6,7 +6,6 @@
 
 #include "app/api/api_json.hpp"
 #include "app/api/summaries_api.hpp"
-#include "app/edge/edge_manager.hpp"
 #include "app/live/live_source.hpp"
 #include "build_options.h"
 #include "core/base64.hpp"
@@ -17,7 +16,7 @@
 
 namespace srs {
 
-HttpApiHandler::HttpApiHandler(LiveContext* ctx)
+HttpApiHandler::HttpApiHandler(ServerContext* ctx)
     : ctx_(ctx), tool_endpoints_(make_tool_endpoints(ctx)), service_id_(new_context_id()) {}
 
 bool HttpApiHandler::match(const HttpRequest& req) const {
@@ -102,11 +101,10 @@ HttpApiHandler::Json HttpApiHandler::stream_json(LiveSource* s) {
     j["publish"] = {{"active", s->publishing()}, {"cid", s->publisher_cid()}};
     // Ours, only on an edge's pulled streams: where the stream comes from
     // ("" between two tries of the pull).
-    if (EdgeManager* edge = ctx_->edge()) {
-        if (const EdgeIngester* pull = edge->ingester_of(s)) {
-            j["edge"] = true;
-            j["origin"] = pull->upstream_url();
-        }
+    std::string upstream;
+    if (ctx_->puller().pulled_from(s, &upstream)) {
+        j["edge"] = true;
+        j["origin"] = upstream;
     }
     if (const VideoCodecConfig* v = s->video_config()) {
         j["video"] = {{"codec", v->codec}, {"profile", v->profile}, {"level", v->level}, {"width", v->width},

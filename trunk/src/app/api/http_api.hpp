@@ -13,7 +13,7 @@
 
 #include "app/api/api_endpoint.hpp"
 #include "app/http/http_conn.hpp"
-#include "app/conn/live_context.hpp"
+#include "app/conn/server_context.hpp"
 
 namespace srs {
 
@@ -21,7 +21,7 @@ class LiveSource;
 
 class HttpApiHandler : public HttpHandler {
   public:
-    explicit HttpApiHandler(LiveContext* ctx);
+    explicit HttpApiHandler(ServerContext* ctx);
     bool match(const HttpRequest& req) const override;
     Error serve(const HttpRequest& req, HttpResponse* res) override;
     // Random per process: the "service" of every answer.
@@ -43,7 +43,7 @@ class HttpApiHandler : public HttpHandler {
     Error api_vhosts(const HttpRequest& req, HttpResponse* res, const std::string& id);
     Error api_raw(const HttpRequest& req, HttpResponse* res);
 
-    LiveContext* ctx_;
+    ServerContext* ctx_;
     std::vector<std::unique_ptr<ApiEndpoint>> tool_endpoints_;
     std::string service_id_;                     // random per process, as SRS's "service"
 };

@@ -32,7 +32,7 @@ std::string host_without_port(const std::string* host) {
     return colon == std::string::npos ? h : h.substr(0, colon);
 }
 
-std::string resolve_vhost(LiveContext* ctx, const std::string& host, const std::string& query) {
+std::string resolve_vhost(ServerContext* ctx, const std::string& host, const std::string& query) {
     std::shared_ptr<const Config> config = ctx->config();
     std::string v = query_value(query, "vhost");
     if (v.empty()) v = query_value(query, "domain");
@@ -106,7 +106,7 @@ bool parse_webrtc_url(const std::string& url, std::string* host, std::string* ap
     return true;
 }
 
-RtcApiHandler::RtcApiHandler(LiveContext* ctx, HttpApiHandler* api, RtcServer* rtc)
+RtcApiHandler::RtcApiHandler(ServerContext* ctx, HttpApiHandler* api, RtcServer* rtc)
     : ctx_(ctx), api_(api), rtc_(rtc) {}
 
 bool RtcApiHandler::match(const HttpRequest& req) const { return req.path.compare(0, 8, "/rtc/v1/") == 0; }

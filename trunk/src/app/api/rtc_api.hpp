@@ -24,7 +24,7 @@ class RtcServer;
 
 class RtcApiHandler : public HttpHandler {
   public:
-    RtcApiHandler(LiveContext* ctx, HttpApiHandler* api, RtcServer* rtc);
+    RtcApiHandler(ServerContext* ctx, HttpApiHandler* api, RtcServer* rtc);
     bool match(const HttpRequest& req) const override;
     Error serve(const HttpRequest& req, HttpResponse* res) override;
 
@@ -33,7 +33,7 @@ class RtcApiHandler : public HttpHandler {
     Error serve_whip_delete(const HttpRequest& req, HttpResponse* res);
     Error serve_json(const HttpRequest& req, HttpResponse* res, bool publish);
 
-    LiveContext* ctx_;
+    ServerContext* ctx_;
     HttpApiHandler* api_;
     RtcServer* rtc_;
 };

@@ -8,7 +8,7 @@
 
 namespace srs {
 
-nlohmann::ordered_json build_summaries_data(LiveContext* ctx) {
+nlohmann::ordered_json build_summaries_data(ServerContext* ctx) {
     SummaryInputs in;
     in.start_time = ctx->start_wall_us();
     char cwd[4096];

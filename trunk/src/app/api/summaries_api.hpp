@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/conn/live_context.hpp"
+#include "app/conn/server_context.hpp"
 
 namespace srs {
 
-nlohmann::ordered_json build_summaries_data(LiveContext* ctx);
+nlohmann::ordered_json build_summaries_data(ServerContext* ctx);
 
 }  // namespace srs

@@ -110,7 +110,7 @@ int valgrind_answer(const HttpRequest& req, const ValgrindEnv& env, ApiEndpoint:
     return 200;
 }
 
-ValgrindEndpoint::ValgrindEndpoint(LiveContext* ctx) : ctx_(ctx), checker_("valgrind", this) {}
+ValgrindEndpoint::ValgrindEndpoint(ServerContext* ctx) : ctx_(ctx), checker_("valgrind", this) {}
 
 ValgrindEndpoint::~ValgrindEndpoint() { checker_.stop(); }
 

@@ -66,7 +66,7 @@ class ValgrindEndpoint : public ApiEndpoint, public CoroutineHandler {
   public:
     static constexpr size_t kMaxPendingChecks = 8;
 
-    explicit ValgrindEndpoint(LiveContext* ctx);
+    explicit ValgrindEndpoint(ServerContext* ctx);
     ~ValgrindEndpoint() override;  // stops the checker
     const char* path() const override { return "/api/v1/valgrind"; }
     const char* description() const override {
@@ -84,7 +84,7 @@ class ValgrindEndpoint : public ApiEndpoint, public CoroutineHandler {
     Error wait_for_quiet(const std::string& cid);
     void run_check(const LeakCheckPlan& plan);
 
-    LiveContext* ctx_;
+    ServerContext* ctx_;
     CoCond wake_;
     std::array<Pending, kMaxPendingChecks> queue_;
     size_t head_ = 0;

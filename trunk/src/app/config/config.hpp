@@ -132,4 +132,8 @@ class Config {
     std::string source_;
 };
 
+// The running config, read when needed: a reload swaps in a new Config and
+// leaves the old one alive for whoever still holds it.
+using ConfigSnapshot = std::function<std::shared_ptr<const Config>()>;
+
 }  // namespace srs

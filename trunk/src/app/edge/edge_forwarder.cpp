@@ -13,7 +13,7 @@ namespace {
 // so its writes never fill our receive buffer.
 constexpr uint64_t kDrainEvery = 64;
 
-Error locate_origins(OriginLocator* locator, const EdgeClientRequest& req, std::vector<std::string>* out) {
+Error locate_origins(OriginLocator* locator, const PullRequest& req, std::vector<std::string>* out) {
     StreamKey key{req.vhost, req.app, req.stream};
     if (Error err = locator->locate(key, out); !err.ok()) return SRS_WRAP(err, "locate origin");
     if (out->empty()) {
@@ -25,7 +25,7 @@ Error locate_origins(OriginLocator* locator, const EdgeClientRequest& req, std::
 
 }  // namespace
 
-Error edge_token_traverse(OriginLocator* locator, const EdgeClientRequest& req, const EdgeOptions& options) {
+Error edge_token_traverse(OriginLocator* locator, const PullRequest& req, const EdgeOptions& options) {
     std::vector<std::string> origins;
     if (Error err = locate_origins(locator, req, &origins); !err.ok()) return SRS_WRAP(err, "token traverse");
     std::string vhost = edge_origin_vhost(options, req);
@@ -53,7 +53,7 @@ Error edge_token_traverse(OriginLocator* locator, const EdgeClientRequest& req, 
     return SRS_WRAP(last, "token traverse: no origin answered");
 }
 
-EdgeForwarder::EdgeForwarder(OriginLocator* locator, EdgeClientRequest req, EdgeOptions options)
+EdgeForwarder::EdgeForwarder(OriginLocator* locator, PullRequest req, EdgeOptions options)
     : locator_(locator), req_(std::move(req)), options_(std::move(options)) {}
 
 EdgeForwarder::~EdgeForwarder() { stop(); }

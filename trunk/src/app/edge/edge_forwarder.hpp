@@ -26,26 +26,26 @@ class RtmpClient;
 // its tcUrl params, so the origin's checks decide. Origins are tried in
 // turn until one answers; an answer that refuses is the error (code
 // kErrorRtmpClientRejected); no origin answering is an error too.
-Error edge_token_traverse(OriginLocator* locator, const EdgeClientRequest& req, const EdgeOptions& options);
+Error edge_token_traverse(OriginLocator* locator, const PullRequest& req, const EdgeOptions& options);
 
-class EdgeForwarder {
+class EdgeForwarder : public PublishRelay {
   public:
-    EdgeForwarder(OriginLocator* locator, EdgeClientRequest req, EdgeOptions options);
-    ~EdgeForwarder();
+    EdgeForwarder(OriginLocator* locator, PullRequest req, EdgeOptions options);
+    ~EdgeForwarder() override;
 
     // Connects and publishes to the first origin that accepts, in turn.
     Error start();
     // Audio, video or data; other messages are not relayed.
-    Error forward(const RtmpMessage& msg);
+    Error forward(const RtmpMessage& msg) override;
     void stop();
-    const std::string& upstream_url() const { return upstream_url_; }
+    const std::string& upstream_url() const override { return upstream_url_; }
     uint64_t forwarded() const { return forwarded_; }
 
   private:
     Error publish_to(const std::string& origin);
 
     OriginLocator* locator_;
-    EdgeClientRequest req_;
+    PullRequest req_;
     EdgeOptions options_;
     std::unique_ptr<RtmpClient> client_;
     std::string upstream_url_;

@@ -28,7 +28,7 @@ std::string url_host(const std::string& url) {
 
 }  // namespace
 
-EdgeIngester::EdgeIngester(LiveSource* source, OriginLocator* locator, ClientRegistry* clients, EdgeClientRequest req,
+EdgeIngester::EdgeIngester(LiveSource* source, OriginLocator* locator, ClientRegistry* clients, PullRequest req,
                            EdgeOptions options, SourceOptions source_options)
     : source_(source),
       locator_(locator),

@@ -44,7 +44,7 @@ constexpr utime_t kEdgeRecvTimeoutUs = 10 * kUsPerSecond;
 class EdgeIngester : public Client, public CoroutineHandler {
   public:
     // None is owned; source, locator and clients outlive the ingester.
-    EdgeIngester(LiveSource* source, OriginLocator* locator, ClientRegistry* clients, EdgeClientRequest req,
+    EdgeIngester(LiveSource* source, OriginLocator* locator, ClientRegistry* clients, PullRequest req,
                  EdgeOptions options, SourceOptions source_options);
     ~EdgeIngester() override;
 
@@ -85,7 +85,7 @@ class EdgeIngester : public Client, public CoroutineHandler {
     LiveSource* source_;
     OriginLocator* locator_;
     ClientRegistry* clients_;
-    EdgeClientRequest req_;
+    PullRequest req_;
     EdgeOptions options_;
     SourceOptions source_options_;
     std::string protocol_ = "RTMP";

@@ -1,15 +1,17 @@
 #include "app/edge/edge_manager.hpp"
 
-#include "app/conn/live_context.hpp"
+#include "app/conn/client.hpp"
+#include "app/edge/edge_forwarder.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
 
 namespace srs {
 
-EdgeManager::EdgeManager(LiveContext* ctx, utime_t idle_us)
-    : ctx_(ctx),
+EdgeManager::EdgeManager(ConfigSnapshot config, ClientRegistry* clients, utime_t idle_us)
+    : config_(std::move(config)),
+      clients_(clients),
       idle_us_(idle_us),
-      cluster_([ctx](const std::string& vhost) { return ctx->config()->get(vhost, keys::vhost_cluster_origin); }),
+      cluster_([this](const std::string& vhost) { return config_()->get(vhost, keys::vhost_cluster_origin); }),
       reaper_("edge-reaper", this) {}
 
 EdgeManager::~EdgeManager() { stop(); }
@@ -37,8 +39,8 @@ OriginLocator* EdgeManager::locator() {
     return &cluster_;
 }
 
-Error EdgeManager::start_pull(LiveSource* source, const EdgeClientRequest& req, OriginLocator* locator, Pull* pull) {
-    std::shared_ptr<const Config> config = ctx_->config();
+Error EdgeManager::start_pull(LiveSource* source, const PullRequest& req, OriginLocator* locator, Pull* pull) {
+    std::shared_ptr<const Config> config = config_();
     SourceOptions options;
     options.gop_cache = config->get(req.vhost, keys::vhost_play_gop_cache);
     options.gop_cache_max_frames = static_cast<int>(config->get(req.vhost, keys::vhost_play_gop_cache_max_frames));
@@ -48,7 +50,7 @@ Error EdgeManager::start_pull(LiveSource* source, const EdgeClientRequest& req, 
     pull->req = req;
     pull->locator = locator;
     pull->unwatched_since = 0;
-    pull->ingester.reset(new EdgeIngester(source, locator, &ctx_->clients(), req,
+    pull->ingester.reset(new EdgeIngester(source, locator, clients_, req,
                                           read_edge_options(*config, req.vhost), options));
     if (Error err = pull->ingester->start(); !err.ok()) {
         pull->ingester.reset();
@@ -57,7 +59,43 @@ Error EdgeManager::start_pull(LiveSource* source, const EdgeClientRequest& req, 
     return Error();
 }
 
-Error EdgeManager::on_play(LiveSource* source, const EdgeClientRequest& req) {
+bool EdgeManager::may_pull(const std::string& vhost) const {
+    return registry_ || is_edge_vhost(*config_(), vhost);
+}
+
+Error EdgeManager::on_play(LiveSource* source, const PullRequest& req, bool* pulled) {
+    if (!is_edge_vhost(*config_(), req.vhost)) return on_origin_play(source, req, pulled);
+    *pulled = true;
+    return on_edge_play(source, req);
+}
+
+bool EdgeManager::pulled_from(const LiveSource* source, std::string* upstream) const {
+    const EdgeIngester* pull = ingester_of(source);
+    if (!pull) return false;
+    *upstream = pull->upstream_url();
+    return true;
+}
+
+bool EdgeManager::relays_publish(const std::string& vhost) const { return is_edge_vhost(*config_(), vhost); }
+
+Error EdgeManager::check_connect(const PullRequest& req) {
+    std::shared_ptr<const Config> config = config_();
+    if (!is_edge_vhost(*config, req.vhost)) return Error();
+    EdgeOptions options = read_edge_options(*config, req.vhost);
+    if (!options.token_traverse) return Error();
+    PullRequest asked = req;
+    if (asked.stream.empty()) asked.stream = "token_traverse";  // connect names no stream; the URL needs one
+    return edge_token_traverse(locator(), asked, options);
+}
+
+Error EdgeManager::open_publish_relay(const PullRequest& req, std::unique_ptr<PublishRelay>* out) {
+    std::unique_ptr<EdgeForwarder> forwarder(new EdgeForwarder(locator(), req, read_edge_options(*config_(), req.vhost)));
+    if (Error err = forwarder->start(); !err.ok()) return err;
+    *out = std::move(forwarder);
+    return Error();
+}
+
+Error EdgeManager::on_edge_play(LiveSource* source, const PullRequest& req) {
     Pull& pull = ingesters_[key_of(source)];
     if (pull.ingester && pull.ingester->source() == source) {
         pull.unwatched_since = 0;
@@ -71,7 +109,7 @@ Error EdgeManager::on_play(LiveSource* source, const EdgeClientRequest& req) {
     return Error();
 }
 
-Error EdgeManager::on_origin_play(LiveSource* source, const EdgeClientRequest& req, bool* pulling) {
+Error EdgeManager::on_origin_play(LiveSource* source, const PullRequest& req, bool* pulling) {
     *pulling = false;
     if (pulled(source)) {
         ingesters_[key_of(source)].unwatched_since = 0;
@@ -117,8 +155,7 @@ const EdgeIngester* EdgeManager::ingester_of(const LiveSource* source) const {
     return it->second.ingester.get();
 }
 
-void EdgeManager::reap() {
-    utime_t now = monotonic_us();
+void EdgeManager::reap(utime_t now) {
     for (auto it = ingesters_.begin(); it != ingesters_.end();) {
         Pull& pull = it->second;
         LiveSource* source = pull.ingester ? pull.ingester->source() : nullptr;
@@ -154,7 +191,7 @@ Error EdgeManager::cycle() {
             err.ignore();
             return Error();
         }
-        reap();
+        reap(monotonic_us());
         if (Error err = sleep_us(kUsPerSecond); !err.ok()) {
             err.ignore();
             return Error();

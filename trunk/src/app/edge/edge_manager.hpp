@@ -30,14 +30,15 @@
 
 namespace srs {
 
-class LiveContext;
+class ClientRegistry;
 
 constexpr utime_t kEdgeIdleUs = 3 * kUsPerSecond;
 
-class EdgeManager : public CoroutineHandler {
+class EdgeManager : public StreamPuller, public CoroutineHandler {
   public:
+    // config: the running config; clients: where pulls are listed.
     // idle_us: how long a pull outlives its last player (tests shorten it).
-    explicit EdgeManager(LiveContext* ctx, utime_t idle_us = kEdgeIdleUs);
+    EdgeManager(ConfigSnapshot config, ClientRegistry* clients, utime_t idle_us = kEdgeIdleUs);
     ~EdgeManager() override;
 
     Error start();
@@ -53,23 +54,35 @@ class EdgeManager : public CoroutineHandler {
     // What an edge vhost asks.
     OriginLocator* locator();
 
+    // StreamPuller: an edge vhost's player goes to on_edge_play(), any
+    // other to on_origin_play().
+    bool may_pull(const std::string& vhost) const override;
+    Error on_play(LiveSource* source, const PullRequest& req, bool* pulled) override;
+    bool pulled_from(const LiveSource* source, std::string* upstream) const override;
+    bool relays_publish(const std::string& vhost) const override;
+    Error check_connect(const PullRequest& req) override;
+    Error open_publish_relay(const PullRequest& req, std::unique_ptr<PublishRelay>* out) override;
+
     // A player of a normal vhost's stream attached to `source`. *pulling:
     // the stream is pulled from its owner for it (a pull already ran, or the
     // registry names another origin and a pull started). False when a local
     // publisher has it, no registry is set, or nobody owns it (the player
     // waits for a local publisher). A failed lookup is logged, not returned.
-    Error on_origin_play(LiveSource* source, const EdgeClientRequest& req, bool* pulling);
+    Error on_origin_play(LiveSource* source, const PullRequest& req, bool* pulling);
     // Stops this source's pull (its source unpublished, its players stay):
     // a local publisher takes the stream over. False when it was not pulled.
-    bool stop_pull(LiveSource* source);
+    bool stop_pull(LiveSource* source) override;
 
     // A player of an edge vhost's stream attached to `source`: starts its
     // pull unless one runs.
-    Error on_play(LiveSource* source, const EdgeClientRequest& req);
+    Error on_edge_play(LiveSource* source, const PullRequest& req);
     // The pull of this source, nullptr when it is not pulled.
     const EdgeIngester* ingester_of(const LiveSource* source) const;
     size_t size() const { return ingesters_.size(); }
-    void reap();
+    // Stops the pulls unwatched for the idle time at `now` (monotonic), and
+    // restarts the ones that ended while watched. The reaper calls it every
+    // second; tests call it with their own clock.
+    void reap(utime_t now);
 
   private:
     Error cycle() override;
@@ -77,14 +90,15 @@ class EdgeManager : public CoroutineHandler {
 
     struct Pull {
         std::unique_ptr<EdgeIngester> ingester;
-        EdgeClientRequest req;
+        PullRequest req;
         OriginLocator* locator = nullptr;  // what it asks (restarts ask the same)
         utime_t unwatched_since = 0;  // 0: watched
     };
-    Error start_pull(LiveSource* source, const EdgeClientRequest& req, OriginLocator* locator, Pull* pull);
+    Error start_pull(LiveSource* source, const PullRequest& req, OriginLocator* locator, Pull* pull);
     bool pulled(const LiveSource* source) const { return ingester_of(source) != nullptr; }
 
-    LiveContext* ctx_;
+    ConfigSnapshot config_;
+    ClientRegistry* clients_;
     utime_t idle_us_;
     ClusterOriginLocator cluster_;
     OriginLocator* override_ = nullptr;

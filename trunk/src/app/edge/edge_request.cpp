@@ -15,7 +15,7 @@ EdgeOptions read_edge_options(const Config& config, const std::string& vhost) {
     return o;
 }
 
-std::string edge_origin_vhost(const EdgeOptions& options, const EdgeClientRequest& req) {
+std::string edge_origin_vhost(const EdgeOptions& options, const PullRequest& req) {
     if (options.follow_client && !req.asked_vhost.empty()) return req.asked_vhost;
     if (!options.origin_vhost.empty()) return options.origin_vhost;
     return req.vhost;
@@ -35,7 +35,7 @@ std::string edge_upstream_param(const std::string& param) {
     return out;
 }
 
-std::string edge_upstream_url(const std::string& origin, const EdgeClientRequest& req) {
+std::string edge_upstream_url(const std::string& origin, const PullRequest& req) {
     return origin + "/" + req.app + "/" + req.stream + edge_upstream_param(req.param);
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "app/config/config.hpp"
+#include "app/live/stream_puller.hpp"
 
 namespace srs {
 
@@ -27,19 +28,12 @@ struct EdgeOptions {
 bool is_edge_vhost(const Config& config, const std::string& vhost);
 EdgeOptions read_edge_options(const Config& config, const std::string& vhost);
 
-struct EdgeClientRequest {
-    std::string vhost;        // the edge vhost serving the client
-    std::string asked_vhost;  // what the client named (tcUrl host or ?vhost=)
-    std::string app, stream;
-    std::string param;  // "?k=v&..." or ""
-};
-
 // The vhost named to the origin (see above).
-std::string edge_origin_vhost(const EdgeOptions& options, const EdgeClientRequest& req);
+std::string edge_origin_vhost(const EdgeOptions& options, const PullRequest& req);
 // The client's params minus vhost= and domain=: "?k=v" or "".
 std::string edge_upstream_param(const std::string& param);
 // origin "rtmp://HOST:PORT" -> "rtmp://HOST:PORT/app/stream?params".
-std::string edge_upstream_url(const std::string& origin, const EdgeClientRequest& req);
+std::string edge_upstream_url(const std::string& origin, const PullRequest& req);
 // origin "rtmp://HOST:PORT" -> "rtmp://VHOST:PORT/app" (+ params when given).
 std::string edge_upstream_tc_url(const std::string& origin, const std::string& vhost, const std::string& app,
                                  const std::string& param = "");

@@ -36,7 +36,7 @@ ClientCounts count_clients(const ClientRegistry& clients) {
     return n;
 }
 
-MetricsSnapshot collect_metrics(LiveContext* ctx, const ExporterOptions& options, const std::string& service_id) {
+MetricsSnapshot collect_metrics(ServerContext* ctx, const ExporterOptions& options, const std::string& service_id) {
     MetricsSnapshot s;
     BuildInfo& b = s.build;
     std::string server_id = ctx->config()->get(keys::server_id);

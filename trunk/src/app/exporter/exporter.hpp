@@ -12,7 +12,7 @@
 #include "app/config/config.hpp"
 #include "app/exporter/metrics_render.hpp"
 #include "app/http/http_conn.hpp"
-#include "app/conn/live_context.hpp"
+#include "app/conn/server_context.hpp"
 
 namespace srs {
 
@@ -47,11 +47,11 @@ ClientCounts count_clients(const ClientRegistry& clients);
 
 // Everything render_metrics() needs, read from the server now.
 // service_id: the API's "service" (random per process).
-MetricsSnapshot collect_metrics(LiveContext* ctx, const ExporterOptions& options, const std::string& service_id);
+MetricsSnapshot collect_metrics(ServerContext* ctx, const ExporterOptions& options, const std::string& service_id);
 
 class ExporterHandler : public HttpHandler {
   public:
-    ExporterHandler(LiveContext* ctx, std::string service_id) : ctx_(ctx), service_id_(std::move(service_id)) {}
+    ExporterHandler(ServerContext* ctx, std::string service_id) : ctx_(ctx), service_id_(std::move(service_id)) {}
     // Reload: label and tag show in the next scrape; a disabled exporter
     // answers 404 on connections that were open before it was turned off.
     void set_options(const ExporterOptions& options) { options_ = options; }
@@ -62,7 +62,7 @@ class ExporterHandler : public HttpHandler {
     Error serve(const HttpRequest& req, HttpResponse* res) override;
 
   private:
-    LiveContext* ctx_;
+    ServerContext* ctx_;
     std::string service_id_;
     ExporterOptions options_;
 };

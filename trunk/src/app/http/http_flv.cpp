@@ -3,7 +3,6 @@
 #include <cstring>
 #include <vector>
 
-#include "app/edge/edge_manager.hpp"
 #include "app/live/consumer_options.hpp"
 #include "app/live/live_consumer.hpp"
 #include "app/live/live_source.hpp"
@@ -115,35 +114,30 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
     if (!match_mount(config->get(vhost, keys::vhost_http_remux_mount), vhost, req.path, &app, &stream)) {
         return res->send_error(404);
     }
-    // An edge creates the stream and pulls it from its origin.
-    EdgeManager* edge = ctx_->edge();
-    if (edge && is_edge_vhost(*config, vhost)) return serve_pulled(req, res, vhost, app, stream, false);
-    LiveSource* source = ctx_->sources().find(vhost, app, stream);
-    // Not published here: another origin may own it (pulled for us), else a
-    // 404 as SRS (mounted while published).
-    if ((!source || !source->publishing()) && edge && edge->has_registry()) return serve_pulled(req, res, vhost, app, stream, true);
-    if (!source || !source->publishing()) return res->send_error(404);
-    return serve_source(req, res, source, nullptr);
+    // Not published here: an edge's stream, or one another origin owns, is
+    // created and pulled; otherwise a 404 as SRS (mounted while published).
+    LiveSource* found = ctx_->sources().find(vhost, app, stream);
+    if ((!found || !found->publishing()) && !ctx_->puller().may_pull(vhost)) return res->send_error(404);
+    return serve_source(req, res, ctx_->sources().fetch_or_create(vhost, app, stream), pull_request(req, vhost, app, stream));
 }
 
-Error HttpFlvHandler::serve_pulled(const HttpRequest& req, HttpResponse* res, const std::string& vhost,
-                                   const std::string& app, const std::string& stream, bool from_owner) {
-    LiveSource* source = ctx_->sources().fetch_or_create(vhost, app, stream);
-    EdgeClientRequest edge_req;
-    edge_req.vhost = vhost;
+PullRequest HttpFlvHandler::pull_request(const HttpRequest& req, const std::string& vhost, const std::string& app,
+                                         const std::string& stream) {
+    PullRequest pull;
+    pull.vhost = vhost;
     const std::string asked = req.query_param("vhost");
     const std::string* host = req.header("Host");
-    edge_req.asked_vhost = !asked.empty() ? asked : host ? host_without_port(*host) : vhost;
-    edge_req.app = app;
-    edge_req.stream = stream;
+    pull.asked_vhost = !asked.empty() ? asked : host ? host_without_port(*host) : vhost;
+    pull.app = app;
+    pull.stream = stream;
     // The request's query goes to the origin as the stream's params.
     size_t q = req.target.find('?');
-    if (q != std::string::npos) edge_req.param = req.target.substr(q);
-    return serve_source(req, res, source, &edge_req, from_owner);
+    if (q != std::string::npos) pull.param = req.target.substr(q);
+    return pull;
 }
 
 Error HttpFlvHandler::serve_source(const HttpRequest& req, HttpResponse* res, LiveSource* source,
-                                   const EdgeClientRequest* edge_req, bool from_owner) {
+                                   const PullRequest& pull) {
     std::shared_ptr<const Config> config = ctx_->config();
     const std::string& vhost = source->vhost();
     const std::string& app = source->app();
@@ -160,22 +154,15 @@ Error HttpFlvHandler::serve_source(const HttpRequest& req, HttpResponse* res, Li
     // Attach before anything blocks: a consumer keeps the source alive
     // (the manager frees only sources nobody uses).
     std::unique_ptr<LiveConsumer> consumer(source->create_consumer(options));
-    if (edge_req && from_owner) {
-        bool pulling = false;
-        if (Error err = ctx_->edge()->on_origin_play(source, *edge_req, &pulling); !err.ok()) {
-            srs_warn("HTTP-FLV %s/%s/%s: %s", vhost.c_str(), app.c_str(), stream.c_str(), err.summary().c_str());
-            err.ignore();
-            return res->send_error(503);
-        }
-        // Nobody owns it elsewhere: as without a registry (a local publisher may have come meanwhile).
-        if (!pulling && !source->publishing()) return res->send_error(404);
-    } else if (edge_req) {
-        if (Error err = ctx_->edge()->on_play(source, *edge_req); !err.ok()) {
-            srs_warn("HTTP-FLV edge %s/%s/%s: %s", vhost.c_str(), app.c_str(), stream.c_str(), err.summary().c_str());
-            err.ignore();
-            return res->send_error(503);
-        }
+    bool pulled = false;
+    if (Error err = ctx_->puller().on_play(source, pull, &pulled); !err.ok()) {
+        srs_warn("HTTP-FLV %s/%s/%s: %s", vhost.c_str(), app.c_str(), stream.c_str(), err.summary().c_str());
+        err.ignore();
+        return res->send_error(503);
     }
+    // Nobody has it elsewhere and nobody publishes it here (a local publisher
+    // may have come while the puller asked).
+    if (!pulled && !source->publishing()) return res->send_error(404);
     if (Error err = res->start_stream(200, "video/x-flv"); !err.ok()) return SRS_WRAP(err, "flv head");
     std::string header;
     FlvWriter::write_header(&header, tracks.audio, tracks.video);

@@ -19,7 +19,6 @@ namespace srs {
 
 class LiveConsumer;
 class LiveSource;
-struct EdgeClientRequest;
 
 // What an HTTP-FLV response announces in its FLV header and what it sends.
 struct FlvTracks {
@@ -61,14 +60,12 @@ class HttpFlvHandler : public HttpHandler {
                             std::string* app, std::string* stream);
 
   private:
-    // The stream is created and pulled: an edge vhost's from its origin, or
-    // (from_owner) an origin's from the origin the registry names, if any.
-    Error serve_pulled(const HttpRequest& req, HttpResponse* res, const std::string& vhost, const std::string& app,
-                       const std::string& stream, bool from_owner);
-    // Plays `source`; edge_req: start (or join) its pull once attached
-    // (from_owner: the origin's pull, a 404 when nobody owns the stream).
-    Error serve_source(const HttpRequest& req, HttpResponse* res, LiveSource* source,
-                       const EdgeClientRequest* edge_req, bool from_owner = false);
+    // What the request asks for, for the puller (an edge names it to its origin).
+    static PullRequest pull_request(const HttpRequest& req, const std::string& vhost, const std::string& app,
+                                    const std::string& stream);
+    // Plays `source` once attached; the puller starts (or joins) its pull when
+    // it comes from another server; a 404 when nobody has it.
+    Error serve_source(const HttpRequest& req, HttpResponse* res, LiveSource* source, const PullRequest& pull);
     Error play(LiveConsumer* consumer, HttpResponse* res, const std::string& url, const FlvTracks& tracks);
     LiveContext* ctx_;
 };

@@ -81,7 +81,7 @@ Error RtmpServerConnection::connect_app() {
               peer().ip.c_str(), connect.tc_url.c_str(), req_.vhost.c_str(), req_.app.c_str(),
               connect.page_url.c_str(), connect.swf_url.c_str(), (int)object_encoding_);
 
-    if (Error err = edge_token_traverse_at_connect(connect.transaction_id, asked_vhost); !err.ok()) return err;
+    if (Error err = check_connect_upstream(connect.transaction_id, asked_vhost); !err.ok()) return err;
 
     // The whole answer to connect in one write (see RtmpTransport::cork).
     transport_.cork();

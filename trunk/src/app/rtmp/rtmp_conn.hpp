@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
-#include "app/edge/edge_request.hpp"
 #include "app/conn/connection.hpp"
 #include "app/conn/live_context.hpp"
+#include "app/live/stream_puller.hpp"
 #include "app/upstream/rtmp_transport.hpp"
 #include "protocol/rtmp/rtmp_url.hpp"
 
@@ -38,13 +38,13 @@ class RtmpServerConnection : public Connection {
     // Sends a command on the client's message stream (onStatus and friends).
     Error send_on_stream(const RtmpCommand& cmd);
 
-    // What an edge asks its origin for on behalf of this client.
-    EdgeClientRequest edge_request(const std::string& asked_vhost) const;
+    // What this client asked, for the puller (an edge names it to its origin).
+    PullRequest pull_request(const std::string& asked_vhost) const;
     // Edge vhost with token_traverse: the origin judges connect first.
-    Error edge_token_traverse_at_connect(double transaction_id, const std::string& asked_vhost);
+    Error check_connect_upstream(double transaction_id, const std::string& asked_vhost);
 
     Error publish(const std::string& stream_name, bool fmle);
-    // Edge vhost: the publish is relayed to an origin (EdgeForwarder).
+    // Edge vhost: the publish is relayed to an origin (StreamPuller::open_publish_relay).
     Error publish_to_origin(const std::string& asked_vhost, bool fmle);
     Error publish_loop(LiveSource* source);
     Error on_publish_message(LiveSource* source, RtmpMessage& msg, bool* done);

@@ -1,22 +1,13 @@
 // The edge side of an RTMP connection: token traverse at connect, and a
-// publish relayed to an origin. (An edge's players are plain players: the
-// pull they share is started in play().)
-#include "app/edge/edge_forwarder.hpp"
-#include "app/edge/edge_manager.hpp"
+// publish relayed to an origin (both behind the StreamPuller). An edge's
+// players are plain players: the pull they share is started in play().
 #include "app/rtmp/rtmp_conn.hpp"
 #include "core/log.hpp"
 
 namespace srs {
 
-Error RtmpServerConnection::edge_token_traverse_at_connect(double transaction_id, const std::string& asked_vhost) {
-    EdgeManager* edge = ctx_->edge();
-    std::shared_ptr<const Config> config = ctx_->config();
-    if (!edge || !is_edge_vhost(*config, req_.vhost)) return Error();
-    EdgeOptions options = read_edge_options(*config, req_.vhost);
-    if (!options.token_traverse) return Error();
-    EdgeClientRequest req = edge_request(asked_vhost);
-    if (req.stream.empty()) req.stream = "token_traverse";  // connect names no stream; the URL needs one
-    Error err = edge_token_traverse(edge->locator(), req, options);
+Error RtmpServerConnection::check_connect_upstream(double transaction_id, const std::string& asked_vhost) {
+    Error err = ctx_->puller().check_connect(pull_request(asked_vhost));
     if (err.ok()) return Error();
     srs_warn("RTMP connect %s refused by token traverse: %s", req_.tc_url().c_str(), err.summary().c_str());
     transport_.send_command(build_connect_rejected(transaction_id, "refused by the origin (token traverse)"), 0,
@@ -26,10 +17,9 @@ Error RtmpServerConnection::edge_token_traverse_at_connect(double transaction_id
 }
 
 Error RtmpServerConnection::publish_to_origin(const std::string& asked_vhost, bool fmle) {
-    EdgeManager* edge = ctx_->edge();
     std::shared_ptr<const Config> config = ctx_->config();
-    EdgeForwarder forwarder(edge->locator(), edge_request(asked_vhost), read_edge_options(*config, req_.vhost));
-    if (Error err = forwarder.start(); !err.ok()) {
+    std::unique_ptr<PublishRelay> relay;
+    if (Error err = ctx_->puller().open_publish_relay(pull_request(asked_vhost), &relay); !err.ok()) {
         send_on_stream(build_publish_bad_name(req_.stream, cid())).ignore();
         return SRS_WRAP(err, "RTMP edge publish %s", req_.stream_url().c_str());
     }
@@ -42,7 +32,7 @@ Error RtmpServerConnection::publish_to_origin(const std::string& asked_vhost, bo
         return SRS_WRAP(err, "publish start");
     }
     srs_trace("RTMP edge %s %s%s, param=%s, to origin %s", client_kind_name(info().kind), req_.vhost.c_str(),
-              req_.stream_url().c_str(), req_.param.c_str(), forwarder.upstream_url().c_str());
+              req_.stream_url().c_str(), req_.param.c_str(), relay->upstream_url().c_str());
 
     socket()->set_recv_timeout(config->get(req_.vhost, keys::vhost_publish_normal_timeout) * kUsPerMs);
     RtmpMessage msg;
@@ -53,7 +43,7 @@ Error RtmpServerConnection::publish_to_origin(const std::string& asked_vhost, bo
             return SRS_WRAP(err, "edge publish %s", req_.stream_url().c_str());
         }
         if (msg.is_av() || msg.is_data()) {
-            if (Error err = forwarder.forward(msg); !err.ok()) return err;
+            if (Error err = relay->forward(msg); !err.ok()) return err;
             continue;
         }
         if (!msg.is_command()) continue;

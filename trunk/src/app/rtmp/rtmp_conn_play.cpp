@@ -1,7 +1,6 @@
 // The playing side of an RTMP connection.
 #include <memory>
 
-#include "app/edge/edge_manager.hpp"
 #include "app/live/consumer_options.hpp"
 #include "app/live/live_consumer.hpp"
 #include "app/live/live_source.hpp"
@@ -107,18 +106,11 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
 
     LiveSource* source = ctx_->sources().fetch_or_create(req_.vhost, req_.app, req_.stream);
     std::unique_ptr<LiveConsumer> consumer(source->create_consumer(options));
-    EdgeManager* edge = ctx_->edge();
-    if (edge && is_edge_vhost(*ctx_->config(), req_.vhost)) {
-        // An edge: the first player starts the pull, the others share it.
-        if (Error err = edge->on_play(source, edge_request(asked_vhost)); !err.ok()) {
-            return SRS_WRAP(err, "RTMP play %s", req_.stream_url().c_str());
-        }
-    } else if (edge) {
-        // An origin without the stream: pulled from the origin that owns it, if any.
-        bool pulling = false;
-        if (Error err = edge->on_origin_play(source, edge_request(asked_vhost), &pulling); !err.ok()) {
-            return SRS_WRAP(err, "RTMP play %s", req_.stream_url().c_str());
-        }
+    // An edge's stream (or one another origin owns): the first player
+    // starts the pull, the others share it.
+    bool pulled = false;
+    if (Error err = ctx_->puller().on_play(source, pull_request(asked_vhost), &pulled); !err.ok()) {
+        return SRS_WRAP(err, "RTMP play %s", req_.stream_url().c_str());
     }
     srs_trace("RTMP play %s%s, param=%s, mw=%d ms/%d msgs, realtime=%d, queue=%d s, publishing=%d",
               req_.vhost.c_str(), req_.stream_url().c_str(), req_.param.c_str(),
@@ -127,8 +119,8 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
     return play_loop(consumer.get());
 }
 
-EdgeClientRequest RtmpServerConnection::edge_request(const std::string& asked_vhost) const {
-    EdgeClientRequest r;
+PullRequest RtmpServerConnection::pull_request(const std::string& asked_vhost) const {
+    PullRequest r;
     r.vhost = req_.vhost;
     r.asked_vhost = asked_vhost;
     r.app = req_.app;

@@ -2,7 +2,6 @@
 #include "app/live/live_source.hpp"
 #include "app/rtmp/rtmp_conn.hpp"
 
-#include "app/edge/edge_manager.hpp"
 #include "core/log.hpp"
 
 namespace srs {
@@ -35,12 +34,13 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     req_.vhost = resolve_vhost(req_.vhost);
     if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "publish without a stream name");
     update_info(fmle ? ClientKind::kFmlePublish : ClientKind::kFlashPublish);
-    if (ctx_->edge() && is_edge_vhost(*ctx_->config(), req_.vhost)) return publish_to_origin(asked_vhost, fmle);
+    StreamPuller& puller = ctx_->puller();
+    if (puller.relays_publish(req_.vhost)) return publish_to_origin(asked_vhost, fmle);
 
-    EdgeManager* edge = ctx_->edge();
     LiveSource* source = ctx_->sources().find(req_.vhost, req_.app, req_.stream);
     // Our pull of the stream from its owner is no local publisher: the claim judges.
-    if (source && source->publishing() && !(edge && edge->ingester_of(source))) return refuse_busy_publish(source);
+    std::string upstream;
+    if (source && source->publishing() && !puller.pulled_from(source, &upstream)) return refuse_busy_publish(source);
     // Claim the stream across the cluster first (a Redis round trip with the
     // stream registry on): another origin may publish it already.
     if (Error err = ctx_->stream_claims().claim(req_.vhost, req_.app, req_.stream); err.failed()) {
@@ -52,7 +52,7 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     // We own the stream now (the old owner's key expired): our pull of it ends
     // and the publisher takes the source (a pull claims nothing, so ending it
     // leaves our fresh claim alone).
-    if (edge) edge->stop_pull(source);
+    puller.stop_pull(source);
     if (source->publishing()) return refuse_busy_publish(source);
 
     std::shared_ptr<const Config> config = ctx_->config();

@@ -67,7 +67,7 @@ nlohmann::ordered_json build_heartbeat_json(const HeartbeatOptions& options, con
     return j;
 }
 
-Heartbeat::Heartbeat(LiveContext* ctx, const HttpApiHandler* api) : ctx_(ctx), api_(api) {}
+Heartbeat::Heartbeat(ServerContext* ctx, const HttpApiHandler* api) : ctx_(ctx), api_(api) {}
 
 Heartbeat::~Heartbeat() { stop(); }
 

@@ -20,7 +20,7 @@
 
 #include "app/api/http_api.hpp"
 #include "app/config/config.hpp"
-#include "app/conn/live_context.hpp"
+#include "app/conn/server_context.hpp"
 #include "core/clock.hpp"
 #include "io/coroutine.hpp"
 
@@ -54,7 +54,7 @@ std::string heartbeat_local_ip();
 class Heartbeat : public CoroutineHandler {
   public:
     // api: gives the server/service/pid every API answer carries.
-    Heartbeat(LiveContext* ctx, const HttpApiHandler* api);
+    Heartbeat(ServerContext* ctx, const HttpApiHandler* api);
     ~Heartbeat() override;
     // Starts the coroutine when the conf enables it (read at start: not reloadable, as SRS).
     Error start();
@@ -66,7 +66,7 @@ class Heartbeat : public CoroutineHandler {
   private:
     Error beat(const HeartbeatOptions& options);
 
-    LiveContext* ctx_;
+    ServerContext* ctx_;
     const HttpApiHandler* api_;
     HeartbeatOptions options_;
     std::string ip_;

@@ -17,7 +17,7 @@ Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
     : config_(std::move(config)),
       conf_path_(std::move(conf_path)),
       connections_(&clients_),
-      edge_(this),
+      edge_([this] { return config_; }, &clients_),
       parent_pid_(getppid()),
       start_wall_us_(wall_us()) {}
 

@@ -1,6 +1,8 @@
-// The server object: owns the config, the listeners, every connection and
-// the signal loop. Everything long-lived hangs off it (no other global state
-// but the logger), so shutdown frees it all and leak checkers see it alive.
+// The server object and the composition root: it builds every subsystem and
+// hands each what it uses; nothing but main includes it. It owns the config,
+// the listeners, every connection and the signal loop. Everything long-lived
+// hangs off it (no other global state but the logger), so shutdown frees it
+// all and leak checkers see it alive.
 #pragma once
 
 #include <functional>
@@ -18,7 +20,7 @@
 #include "app/server/heartbeat.hpp"
 #include "app/http/http_flv.hpp"
 #include "app/http/http_static.hpp"
-#include "app/conn/live_context.hpp"
+#include "app/conn/server_context.hpp"
 #include "app/live/source_manager.hpp"
 #include "app/registry/registry_origin_locator.hpp"
 #include "app/registry/stream_claims.hpp"
@@ -30,7 +32,7 @@
 
 namespace srs {
 
-class Server : public TcpClientHandler, public LiveContext {
+class Server : public TcpClientHandler, public ServerContext {
   public:
     // conf_path: where SIGHUP reloads from ("" when running from env only).
     Server(std::shared_ptr<const Config> config, std::string conf_path);
@@ -47,7 +49,7 @@ class Server : public TcpClientHandler, public LiveContext {
     std::shared_ptr<const Config> config() const override { return config_; }
     SourceManager& sources() override { return sources_; }
     ClientRegistry& clients() override { return clients_; }
-    EdgeManager* edge() override { return &edge_; }
+    StreamPuller& puller() override { return edge_; }
     utime_t start_wall_us() const override { return start_wall_us_; }
     const ProcStatsSampler& proc_stats() const override { return proc_stats_; }
     StreamClaims& stream_claims() override { return *claims_; }

@@ -9,11 +9,28 @@
 #include <string>
 
 #include "app/registry/memory_stream_registry.hpp"
-#include "app/conn/live_context.hpp"
+#include "app/conn/server_context.hpp"
 
 namespace srs {
 
-class FakeLiveContext : public LiveContext {
+// A puller for a server without edges or a registry: nothing is pulled.
+class NoStreamPuller : public StreamPuller {
+  public:
+    bool may_pull(const std::string&) const override { return false; }
+    Error on_play(LiveSource*, const PullRequest&, bool* pulled) override {
+        *pulled = false;
+        return Error();
+    }
+    bool pulled_from(const LiveSource*, std::string*) const override { return false; }
+    bool stop_pull(LiveSource*) override { return false; }
+    bool relays_publish(const std::string&) const override { return false; }
+    Error check_connect(const PullRequest&) override { return Error(); }
+    Error open_publish_relay(const PullRequest&, std::unique_ptr<PublishRelay>*) override {
+        return SRS_ERR(kErrorEdgeNoOrigin, "no upstream in tests");
+    }
+};
+
+class FakeLiveContext : public ServerContext {
   public:
     explicit FakeLiveContext(const std::string& conf = "listen 1935;\n") {
         Error err = Config::load_text(conf, "t.conf", &config_);
@@ -22,6 +39,7 @@ class FakeLiveContext : public LiveContext {
     std::shared_ptr<const Config> config() const override { return config_; }
     SourceManager& sources() override { return sources_; }
     ClientRegistry& clients() override { return clients_; }
+    StreamPuller& puller() override { return puller_; }
     Error reload() override { return Error(); }
     utime_t start_wall_us() const override { return 0; }
     const ProcStatsSampler& proc_stats() const override { return stats_; }
@@ -32,6 +50,7 @@ class FakeLiveContext : public LiveContext {
     std::shared_ptr<const Config> config_;
     SourceManager sources_;
     ClientRegistry clients_;
+    NoStreamPuller puller_;
     ProcStatsSampler stats_;
     MemoryStreamRegistry registry_;
     StreamClaims claims_{&registry_, "rtmp://127.0.0.1:1935", &sources_};

@@ -65,7 +65,7 @@ TEST(EdgeClusterLocator, EmptyIsNobodyAllBadIsAnError) {
 }
 
 TEST(EdgeRequest, OriginVhostChoice) {
-    EdgeClientRequest req;
+    PullRequest req;
     req.vhost = "__defaultVhost__";
     req.asked_vhost = "client.example";
     EdgeOptions o;
@@ -80,7 +80,7 @@ TEST(EdgeRequest, UpstreamUrlsKeepParamsButVhost) {
     EXPECT_EQ(edge_upstream_param(""), "");
     EXPECT_EQ(edge_upstream_param("?vhost=a"), "");
     EXPECT_EQ(edge_upstream_param("?token=x&vhost=a&domain=b&k=v"), "?token=x&k=v");
-    EdgeClientRequest req;
+    PullRequest req;
     req.vhost = "v";
     req.app = "live";
     req.stream = "s";

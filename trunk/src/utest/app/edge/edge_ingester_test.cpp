@@ -147,7 +147,7 @@ TEST_F(EdgeIngesterTest, SwitchesOriginsWithoutUnpublishing) {
     ConsumerOptions copts;
     copts.realtime = true;
     std::unique_ptr<LiveConsumer> consumer(source.create_consumer(copts));
-    EdgeClientRequest req{"__defaultVhost__", "__defaultVhost__", "live", "s", "?token=t"};
+    PullRequest req{"__defaultVhost__", "__defaultVhost__", "live", "s", "?token=t"};
     SourceOptions sopts;
     {
         EdgeIngester ingester(&source, &locator, &clients, req, EdgeOptions(), sopts);

@@ -44,6 +44,11 @@ class EdgeManagerTest : public ::testing::Test {
     void SetUp() override { ASSERT_TRUE(init_runtime().ok()); }
 };
 
+// Lets the pulls' coroutines run what they have to (no time passes).
+void settle() {
+    for (int i = 0; i < 20; i++) yield_now();
+}
+
 size_t ingest_clients(ClientRegistry& clients) {
     size_t n = 0;
     for (Client* c : clients.clients()) n += c->info().kind == ClientKind::kEdgeIngest;
@@ -54,29 +59,30 @@ size_t ingest_clients(ClientRegistry& clients) {
 
 TEST_F(EdgeManagerTest, OnePullPerStreamStoppedWhenUnwatched) {
     FakeLiveContext ctx("listen 1935;\nvhost __defaultVhost__ {\n cluster {\n mode remote;\n origin 127.0.0.1:1;\n }\n}\n");
-    EdgeManager edge(&ctx, kIdle);
+    EdgeManager edge([&ctx] { return ctx.config(); }, &ctx.clients(), kIdle);
+    utime_t now = 1000 * kUsPerSecond;  // the reaper's clock, moved by hand
     NoOrigin locator;
     edge.set_locator(&locator);
     EXPECT_EQ(edge.locator(), &locator);
     LiveSource* source = ctx.sources().fetch_or_create("__defaultVhost__", "live", "s");
-    EdgeClientRequest req{"__defaultVhost__", "__defaultVhost__", "live", "s", ""};
+    PullRequest req{"__defaultVhost__", "__defaultVhost__", "live", "s", ""};
     ConsumerOptions copts;
     std::unique_ptr<LiveConsumer> a(source->create_consumer(copts));
-    ASSERT_TRUE(edge.on_play(source, req).ok());
+    ASSERT_TRUE(edge.on_edge_play(source, req).ok());
     std::unique_ptr<LiveConsumer> b(source->create_consumer(copts));
-    ASSERT_TRUE(edge.on_play(source, req).ok());
+    ASSERT_TRUE(edge.on_edge_play(source, req).ok());
     EXPECT_EQ(edge.size(), 1u);
     EXPECT_EQ(ingest_clients(ctx.clients()), 1u);
     EXPECT_TRUE(source->publishing());
     ASSERT_NE(edge.ingester_of(source), nullptr);
     EXPECT_EQ(edge.ingester_of(source)->upstream_url(), "");
-    sleep_us(10 * kUsPerMs).ignore();  // the pull runs, finds no origin, waits to retry
+    settle();  // the pull runs, finds no origin, waits to retry
     EXPECT_GE(locator.asked, 1);
 
     // Watched: reaping keeps it however long.
-    edge.reap();
-    sleep_us(2 * kIdle).ignore();
-    edge.reap();
+    edge.reap(now);
+    now += 2 * kIdle;
+    edge.reap(now);
     EXPECT_EQ(edge.size(), 1u);
 
     // Kicked from the API while players remain: a fresh pull.
@@ -84,8 +90,8 @@ TEST_F(EdgeManagerTest, OnePullPerStreamStoppedWhenUnwatched) {
     ASSERT_NE(kicked, nullptr);
     std::string old_cid = kicked->cid();
     kicked->expire();
-    sleep_us(10 * kUsPerMs).ignore();
-    edge.reap();
+    settle();
+    edge.reap(now);
     ASSERT_EQ(edge.size(), 1u);
     EXPECT_TRUE(source->publishing());
     EXPECT_NE(source->publisher_cid(), old_cid);
@@ -94,10 +100,10 @@ TEST_F(EdgeManagerTest, OnePullPerStreamStoppedWhenUnwatched) {
     // The players leave: first reap notes it, one after the idle time stops it.
     a.reset();
     b.reset();
-    edge.reap();
+    edge.reap(now);
     EXPECT_EQ(edge.size(), 1u);
-    sleep_us(2 * kIdle).ignore();
-    edge.reap();
+    now += 2 * kIdle;
+    edge.reap(now);
     EXPECT_EQ(edge.size(), 0u);
     EXPECT_EQ(edge.ingester_of(source), nullptr);
     EXPECT_FALSE(source->publishing());
@@ -105,7 +111,7 @@ TEST_F(EdgeManagerTest, OnePullPerStreamStoppedWhenUnwatched) {
 
     // A new player starts a new pull.
     std::unique_ptr<LiveConsumer> c(source->create_consumer(copts));
-    ASSERT_TRUE(edge.on_play(source, req).ok());
+    ASSERT_TRUE(edge.on_edge_play(source, req).ok());
     EXPECT_EQ(edge.size(), 1u);
     edge.stop();
     EXPECT_FALSE(source->publishing());
@@ -115,9 +121,10 @@ TEST_F(EdgeManagerTest, OnePullPerStreamStoppedWhenUnwatched) {
 // registry names another owner, shared, and given up to a local publisher.
 TEST_F(EdgeManagerTest, OriginPullsFromTheOwnerOnly) {
     FakeLiveContext ctx("listen 1935;\nvhost __defaultVhost__ {\n cluster {\n origin 127.0.0.1:1;\n }\n}\n");
-    EdgeManager edge(&ctx, kIdle);
+    EdgeManager edge([&ctx] { return ctx.config(); }, &ctx.clients(), kIdle);
+    utime_t now = 1000 * kUsPerSecond;  // the reaper's clock, moved by hand
     LiveSource* source = ctx.sources().fetch_or_create("__defaultVhost__", "live", "s");
-    EdgeClientRequest req{"__defaultVhost__", "__defaultVhost__", "live", "s", ""};
+    PullRequest req{"__defaultVhost__", "__defaultVhost__", "live", "s", ""};
     ConsumerOptions copts;
     std::unique_ptr<LiveConsumer> a(source->create_consumer(copts));
     bool pulling = true;
@@ -165,9 +172,9 @@ TEST_F(EdgeManagerTest, OriginPullsFromTheOwnerOnly) {
     ASSERT_TRUE(pulling);
     a.reset();
     b.reset();
-    edge.reap();
-    sleep_us(2 * kIdle).ignore();
-    edge.reap();
+    edge.reap(now);
+    now += 2 * kIdle;
+    edge.reap(now);
     EXPECT_EQ(edge.size(), 0u);
     EXPECT_FALSE(source->publishing());
 }
@@ -175,7 +182,7 @@ TEST_F(EdgeManagerTest, OriginPullsFromTheOwnerOnly) {
 // Edge vhosts ask the registry first and the cluster list after.
 TEST_F(EdgeManagerTest, EdgeLocatorWithRegistry) {
     FakeLiveContext ctx("listen 1935;\nvhost __defaultVhost__ {\n cluster {\n mode remote;\n origin 127.0.0.1:1935 127.0.0.1:1936;\n }\n}\n");
-    EdgeManager edge(&ctx, kIdle);
+    EdgeManager edge([&ctx] { return ctx.config(); }, &ctx.clients(), kIdle);
     StreamKey key{"__defaultVhost__", "live", "s"};
     std::vector<std::string> out;
     ASSERT_TRUE(edge.locator()->locate(key, &out).ok());
