@@ -1,4 +1,4 @@
-// Blocking calls off the coroutine thread (shared/DESIGN.md §1: file reads
+// Blocking calls off the coroutine thread (docs/architecture.md, "Blocking calls": file reads
 // of size, DNS, ...). One helper thread runs the jobs in order; when one is
 // done it bumps an eventfd, and a coroutine of ours that reads it wakes the
 // coroutine waiting for that job. Only the waiting coroutine waits: every

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "app/config/config.hpp"
-#include "app/server/process.hpp"
+#include "main/process.hpp"
 #include "app/server/server.hpp"
 #include "build_options.h"
 #include "core/log.hpp"

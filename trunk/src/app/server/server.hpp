@@ -17,7 +17,7 @@
 #include "app/api/rtc_api.hpp"
 #include "app/rtc/rtc_server.hpp"
 #include "app/exporter/exporter.hpp"
-#include "app/server/heartbeat.hpp"
+#include "app/api/heartbeat.hpp"
 #include "app/http/http_flv.hpp"
 #include "app/http/http_static.hpp"
 #include "app/conn/server_context.hpp"

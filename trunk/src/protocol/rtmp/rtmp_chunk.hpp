@@ -100,7 +100,7 @@ class RtmpChunkDecoder {
 
 // Stateless: every message is framed with a type-0 first chunk, so the
 // frames for one message do not depend on what was sent before it and can be
-// built once and shared by every player of a stream (shared/DESIGN.md §3).
+// built once and shared by every player of a stream (docs/architecture.md, "Live hub").
 class RtmpChunkEncoder {
   public:
     // first_header: basic header (fmt 0) + the 11-byte message header + the

@@ -1,4 +1,4 @@
-#include "app/server/process.hpp"
+#include "main/process.hpp"
 
 #include <errno.h>
 #include <fcntl.h>

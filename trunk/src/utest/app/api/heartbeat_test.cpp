@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "app/server/heartbeat.hpp"
+#include "app/api/heartbeat.hpp"
 #include "utest/test_util.hpp"
 
 using namespace srs;

@@ -1,4 +1,4 @@
-#include "app/server/heartbeat.hpp"
+#include "app/api/heartbeat.hpp"
 
 #include <algorithm>
 
