@@ -133,6 +133,15 @@ Error TcpConn::read(void* buf, size_t size, size_t* nread) {
     return Error();
 }
 
+Error TcpConn::recvmsg(struct msghdr* msg, size_t* nread) {
+    if (!netfd_) return SRS_ERR(kErrorSocketClosed, "read: closed");
+    int n = st_recvmsg(as_netfd(netfd_), msg, 0, as_timeout(recv_timeout_));
+    if (n <= 0) return io_error("read", n);
+    recv_bytes_ += n;
+    *nread = static_cast<size_t>(n);
+    return Error();
+}
+
 Error TcpConn::read_nowait(void* buf, size_t size, size_t* nread) {
     *nread = 0;
     if (!netfd_) return SRS_ERR(kErrorSocketClosed, "read: closed");

@@ -45,6 +45,11 @@ class TcpConn {
     // Reads what is there (at least one byte).
     Error read(void* buf, size_t size, size_t* nread);
     Error read_fully(void* buf, size_t size);
+    // Reads what is there (at least one byte) into msg's buffers with
+    // recvmsg(2), so ancillary data the socket was asked for (SO_TIMESTAMPNS:
+    // the kernel's receive time) lands in msg->msg_control. Same timeout and
+    // errors as read().
+    Error recvmsg(struct msghdr* msg, size_t* nread);
     // Reads what is there without waiting; *nread is 0 when nothing is.
     Error read_nowait(void* buf, size_t size, size_t* nread);
     Error write(const void* buf, size_t size);

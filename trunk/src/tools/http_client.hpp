@@ -1,25 +1,31 @@
-// What the HTTP-FLV tools (sb_http_load, sb_latency) share on the client side:
-// the URL they are given, the response body's framing (close-delimited,
-// Content-Length or chunked) decoded as it arrives, and big-endian fields.
+// What the HTTP tools (sb_http_load, sb_latency, the WebRTC tools' signalling)
+// share on the client side: the URL they are given, parsed by the project's
+// parse_http_client_url with the tools' rule that the host is an IP address,
+// and the request an HTTP-FLV player sends. Responses are read with the
+// project's HttpResponseParser (protocol/http/http_response_parser.hpp).
 // Sans-IO: nothing here reads a socket.
 #pragma once
 
-#include <algorithm>
-#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
-#include <string_view>
 
 #include "core/error.hpp"
 #include "core/strings.hpp"
-#include "protocol/http/http_request.hpp"
-#include "protocol/rtmp/rtmp_url.hpp"
+#include "protocol/http/http_response_parser.hpp"
+#include "protocol/http/http_url.hpp"
 #include "tool_common.hpp"
 
 namespace srs::tool {
 
-constexpr size_t kMaxChunkLine = 1024;  // a chunk-size line or a trailer field
+// A response head may take this much (field lines), as a browser allows.
+constexpr size_t kMaxResponseHeadBytes = 16 * 1024;
+
+// The limits of the tools' response parsers.
+inline HttpResponseLimits tool_response_limits() {
+    HttpResponseLimits limits;
+    limits.max_header_bytes = kMaxResponseHeadBytes;
+    return limits;
+}
 
 // ---- URL ----
 
@@ -30,45 +36,19 @@ struct HttpUrl {
     std::string target;       // "/path[?query]"
 };
 
-// http://ip[:port]/path[?query]; the host must be an IP address (no DNS).
+// http://ip[:port]/path[?query]. The host must be an IP address: the tools
+// take no host name, not even the "localhost" the server's client maps (as
+// for their rtmp:// URLs).
 inline Error parse_http_url(const std::string& url, HttpUrl* out) {
-    static const char kScheme[] = "http://";
-    if (!istarts_with(url, kScheme)) {
-        return SRS_ERR(kErrorHttpBadTarget, "not an http:// URL (https is not supported)");
+    HttpClientUrl u;
+    if (Error err = parse_http_client_url(url, &u); !err.ok()) return err;
+    if (istarts_with(u.host_header, "localhost")) {  // the one name parse_http_client_url takes
+        return SRS_ERR(kErrorHttpClientBadUrl, "the host must be an IP address (no DNS)");
     }
-    size_t start = sizeof(kScheme) - 1;
-    size_t end = url.find_first_of("/?#", start);
-    if (end == std::string::npos) end = url.size();
-    std::string authority = url.substr(start, end - start);
-    if (authority.find('@') != std::string::npos) return SRS_ERR(kErrorHttpBadTarget, "user info in the URL");
-    std::string port;
-    if (!authority.empty() && authority[0] == '[') {
-        size_t close = authority.find(']');
-        if (close == std::string::npos) return SRS_ERR(kErrorHttpBadTarget, "unclosed [ in the host");
-        out->host = authority.substr(1, close - 1);
-        if (close + 1 < authority.size()) {
-            if (authority[close + 1] != ':') return SRS_ERR(kErrorHttpBadTarget, "junk after the IPv6 host");
-            port = authority.substr(close + 2);
-        }
-    } else {
-        size_t colon = authority.find(':');
-        out->host = authority.substr(0, colon);
-        if (colon != std::string::npos) port = authority.substr(colon + 1);
-    }
-    if (out->host.empty()) return SRS_ERR(kErrorHttpBadTarget, "no host");
-    if (!is_ip_literal(out->host)) {
-        return SRS_ERR(kErrorRtmpClientNoDns, "the host %s is not an IP address (no DNS)", out->host.c_str());
-    }
-    out->port = 80;
-    if (!port.empty()) {
-        if (!parse_integer(port, 1, 65535, &out->port)) {
-            return SRS_ERR(kErrorHttpBadTarget, "bad port %s", port.c_str());
-        }
-    }
-    out->host_header = authority;
-    std::string rest = url.substr(end, url.find('#', end) - end);  // a fragment is never sent
-    if (rest.empty() || rest[0] != '/') rest = "/" + rest;
-    out->target = rest;
+    out->host = std::move(u.ip);
+    out->port = u.port;
+    out->host_header = std::move(u.host_header);
+    out->target = std::move(u.target);
     return Error();
 }
 
@@ -81,106 +61,10 @@ inline bool check_http_url(const std::string& url) {
     return true;
 }
 
-// ---- HTTP response body: close-delimited, Content-Length or chunked ----
-
-// Takes the body in pieces of any size and hands its content to on_data(p, n)
-// (which returns an Error), in place. done() once a Content-Length body is
-// complete or a chunked body's last chunk and trailer came; a close-delimited
-// body ends only with the connection.
-class HttpBody {
-  public:
-    enum Mode : uint8_t { kUntilClose, kLength, kChunked };
-    void start(Mode mode, uint64_t length) {
-        *this = HttpBody();
-        mode_ = mode;
-        left_ = length;
-        done_ = mode == kLength && length == 0;
-    }
-    bool done() const { return done_; }
-    Mode mode() const { return mode_; }
-
-    template <typename OnData>
-    Error feed(const uint8_t* p, size_t n, OnData&& on_data);
-
-  private:
-    enum ChunkState : uint8_t { kSize, kData, kDataEnd, kTrailer };
-    Mode mode_ = kUntilClose;
-    ChunkState chunk_ = kSize;
-    bool done_ = false;
-    bool digits_ = false;     // the chunk-size line has a digit
-    bool extension_ = false;  // in the chunk extensions of the size line
-    bool cr_ = false;         // a CR after the chunk data
-    uint32_t line_ = 0;       // bytes in the current size or trailer line
-    uint64_t left_ = 0;       // of the body (kLength) or of the chunk (kData)
-};
-
-template <typename OnData>
-inline Error HttpBody::feed(const uint8_t* p, size_t n, OnData&& on_data) {
-    const uint8_t* const end = p + n;
-    if (mode_ == kUntilClose) return on_data(p, n);
-    if (mode_ == kLength) {
-        if (done_) return Error();
-        size_t k = static_cast<size_t>(std::min<uint64_t>(left_, n));
-        left_ -= k;
-        done_ = left_ == 0;
-        return on_data(p, k);
-    }
-    // Chunked: chunk = size [; ext] CRLF data CRLF; last-chunk = 0 CRLF; trailer; CRLF.
-    while (p < end && !done_) {
-        switch (chunk_) {
-            case kSize: {
-                uint8_t c = *p++;
-                if (++line_ > kMaxChunkLine) return SRS_ERR(kErrorHttpBadChunkSize, "chunk-size line too long");
-                if (c == '\n') {
-                    if (!digits_) return SRS_ERR(kErrorHttpBadChunkSize, "chunk-size line without a size");
-                    chunk_ = left_ ? kData : kTrailer;
-                    line_ = 0;
-                    digits_ = extension_ = false;
-                } else if (extension_ || c == '\r') {
-                    // skipped: extensions; the CR before LF
-                } else if (c == ';' || c == ' ' || c == '\t') {
-                    extension_ = true;
-                } else {
-                    int v = hex_digit_value(static_cast<char>(c));
-                    if (v < 0 || left_ >> 40) return SRS_ERR(kErrorHttpBadChunkSize, "bad chunk size byte 0x%02x", c);
-                    left_ = left_ * 16 + static_cast<uint64_t>(v);
-                    digits_ = true;
-                }
-                break;
-            }
-            case kData: {
-                size_t k = static_cast<size_t>(std::min<uint64_t>(left_, static_cast<uint64_t>(end - p)));
-                if (Error err = on_data(p, k); !err.ok()) return err;
-                p += k;
-                left_ -= k;
-                if (left_ == 0) chunk_ = kDataEnd;
-                break;
-            }
-            case kDataEnd: {
-                uint8_t c = *p++;
-                if (c == '\r' && !cr_) {
-                    cr_ = true;
-                } else if (c == '\n') {
-                    cr_ = false;
-                    chunk_ = kSize;
-                } else {
-                    return SRS_ERR(kErrorHttpBadChunkEnd, "chunk data not followed by CRLF");
-                }
-                break;
-            }
-            case kTrailer: {
-                uint8_t c = *p++;
-                if (c == '\n') {
-                    if (line_ == 0) done_ = true;  // the empty line ends the body
-                    line_ = 0;
-                } else if (c != '\r' && ++line_ > kMaxChunkLine) {
-                    return SRS_ERR(kErrorHttpBadChunkSize, "trailer field too long");
-                }
-                break;
-            }
-        }
-    }
-    return Error();
+// The GET an HTTP-FLV player sends: one response per connection.
+inline std::string http_get_request(const HttpUrl& url, const char* user_agent) {
+    return "GET " + url.target + " HTTP/1.1\r\nHost: " + url.host_header + "\r\nUser-Agent: " + user_agent +
+           "\r\nAccept: */*\r\nConnection: close\r\n\r\n";
 }
 
 }  // namespace srs::tool

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "app/upstream/http_client.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "io/socket.hpp"
@@ -20,7 +21,6 @@
 
 namespace srs::tool {
 
-constexpr size_t kMaxResponseHead = 16 * 1024;
 constexpr size_t kMaxResponseBody = 256 * 1024;
 
 // ---- addresses ----
@@ -70,75 +70,41 @@ inline socklen_t sockaddr_of(const StunAddress& a, sockaddr_storage* ss) {
 // ---- HTTP: one request per connection ----
 
 // Sends `method target` (with `body` when content_type is set) on a new
-// connection to url's host and reads the whole response: its head, and a
-// body framed by Content-Length, chunked or the close (at most 256 KB).
-// user_agent names the tool in the request.
+// connection to url's host and reads the whole response with the project's
+// HttpClient: its head, and a body framed by Content-Length, chunked or the
+// close (at most 256 KB). user_agent names the tool in the request. A peer
+// that closes before the response is complete is a closed socket
+// (kErrorSocketClosed), as for the other tools, not a protocol failure.
 inline Error http_exchange(const HttpUrl& url, const char* method, const std::string& target,
                            const char* content_type, const std::string& body, utime_t timeout,
                            const char* user_agent, HttpResponseHead* head, std::string* out) {
-    TcpConn* raw = nullptr;
-    if (Error err = TcpConn::connect(url.host, url.port, timeout, &raw); err.failed()) {
-        return SRS_WRAP(err, "tcp connect %s:%d", url.host.c_str(), url.port);
-    }
-    std::unique_ptr<TcpConn> sock(raw);
-    sock->set_recv_timeout(timeout);
-    sock->set_send_timeout(timeout);
-    std::string req = std::string(method) + " " + target + " HTTP/1.1\r\nHost: " + url.host_header +
-                      "\r\nUser-Agent: " + user_agent + "\r\nAccept: */*\r\nConnection: close\r\n";
-    if (content_type) {
-        req += std::string("Content-Type: ") + content_type + "\r\nContent-Length: " + std::to_string(body.size()) +
-               "\r\n";
-    }
-    req += "\r\n";
-    req += body;
-    if (Error err = sock->write(req.data(), req.size()); err.failed()) return SRS_WRAP(err, "send %s", method);
-
-    std::string raw_head;
-    HttpBody framing;
-    bool in_head = true;
+    HttpClientOptions options;
+    options.connect_timeout = timeout;
+    options.io_timeout = timeout;
+    options.total_timeout = 0;  // each read and write has `timeout`, as a player's socket
+    options.max_body = kMaxResponseBody;
+    options.user_agent = user_agent;
+    HttpClient client(options);
     out->clear();
-    auto on_data = [out](const uint8_t* p, size_t n) {
-        if (out->size() + n > kMaxResponseBody) {
-            return SRS_ERR(kErrorHttpBadContentLength, "response body over %zu bytes", kMaxResponseBody);
-        }
-        out->append(reinterpret_cast<const char*>(p), n);
-        return Error();
-    };
-    char buf[4096];
-    while (true) {
-        size_t n = 0;
-        Error err = sock->read(buf, sizeof(buf), &n);
-        if (err.failed()) {
-            if (err.code() == kErrorSocketClosed && !in_head && framing.mode() == HttpBody::kUntilClose) {
-                err.ignore();
-                return Error();
-            }
-            return SRS_WRAP(err, in_head ? "read the response head" : "read the response body");
-        }
-        const uint8_t* p = reinterpret_cast<const uint8_t*>(buf);
-        if (in_head) {
-            const size_t old = raw_head.size();
-            raw_head.append(buf, n);
-            const size_t end = raw_head.find("\r\n\r\n", old >= 3 ? old - 3 : 0);
-            if (end == std::string::npos) {
-                if (raw_head.size() > kMaxResponseHead) {
-                    return SRS_ERR(kErrorHttpHeadersTooLarge, "response head over %zu bytes", kMaxResponseHead);
-                }
-                continue;
-            }
-            const size_t used = end + 4 - old;
-            raw_head.resize(end + 4);
-            if (Error e = parse_http_response_head(raw_head, head); e.failed()) return e;
-            in_head = false;
-            if (head->chunked) framing.start(HttpBody::kChunked, 0);
-            else if (head->has_length) framing.start(HttpBody::kLength, head->length);
-            else framing.start(HttpBody::kUntilClose, 0);
-            p += used;
-            n -= used;
-        }
-        if (Error e = framing.feed(p, n, on_data); e.failed()) return e;
-        if (framing.done()) return Error();
+    Error err = client.start(method, "http://" + url.host_header + target, content_type ? content_type : "", body);
+    if (err.ok()) {
+        const HttpParsedResponse& parsed = client.head();
+        *head = HttpResponseHead();
+        head->status = parsed.status;
+        head->reason = parsed.reason;
+        const std::string* location = parsed.header("Location");
+        if (location) head->location = *location;
+        head->chunked = parsed.chunked;
+        head->has_length = parsed.has_length;
+        head->length = parsed.content_length;
+        err = client.read_body_all(out);
     }
+    if (err.code() == kErrorHttpClientTruncated) {
+        Error closed = SRS_ERR(kErrorSocketClosed, "%s", err.summary().c_str());
+        err.ignore();
+        return closed;
+    }
+    return err;
 }
 
 }  // namespace srs::tool

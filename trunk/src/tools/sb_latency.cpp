@@ -31,12 +31,9 @@
 // Every -m ms a report line per URL with the delay percentiles of the
 // period; at the end a summary, and with --json one JSON object as the last
 // line of stdout. docs/tools.md has it all.
-#include <netinet/in.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cinttypes>
 #include <climits>
 #include <cmath>
@@ -45,7 +42,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "app/upstream/rtmp_client.hpp"
@@ -56,9 +52,8 @@
 #include "kernel/flv/flv.hpp"
 #include "kernel/latency_stamp.hpp"
 #include "kernel/codec/media_codec.hpp"
-#include "protocol/http/http_request.hpp"
+#include "protocol/http/http_response_parser.hpp"
 #include "protocol/rtmp/rtmp_command.hpp"
-#include "st/st.h"
 #include "flv_stream.hpp"
 #include "http_client.hpp"
 #include "tool_common.hpp"
@@ -242,89 +237,32 @@ Error play_rtmp(const std::string& url, utime_t timeout, MediaSink* sink, Client
     }
 }
 
-// A socket error as TcpConn reports them, so the failure kinds match.
-Error socket_error(const char* what, ssize_t n) {
-    if (n == 0) return SRS_ERR(kErrorSocketClosed, "%s: peer closed", what);
-    if (errno == ETIME) return SRS_ERR(kErrorSocketTimeout, "%s: timed out", what);
-    if (errno == EINTR) return SRS_ERR(kErrorThreadInterrupted, "%s: interrupted", what);
-    if (errno == ECONNRESET || errno == EPIPE) return SRS_ERR(kErrorSocketClosed, "%s: %s", what, strerror(errno));
-    return SRS_ERR(strcmp(what, "read") == 0 ? kErrorSocketRead : kErrorSocketWrite, "%s: %s", what, strerror(errno));
-}
-
-// Closes a state-threads socket when it goes out of scope.
-struct NetFd {
-    st_netfd_t fd = nullptr;
-    ~NetFd() {
-        if (fd) st_netfd_close(fd);
-    }
-};
-
-// The status and body framing of an HTTP response head.
-Error parse_response_head(const std::string& head, bool* chunked) {
-    *chunked = false;
-    // "HTTP/1.x 200 ..."
-    if (head.size() < 12 || head.compare(0, 7, "HTTP/1.") != 0 || head[8] != ' ') {
-        return SRS_ERR(kErrorHttpBadRequestLine, "bad status line");
-    }
-    int status = 0;
-    if (!parse_integer(std::string_view(head).substr(9, 3), &status)) {
-        return SRS_ERR(kErrorHttpBadRequestLine, "bad status line");
-    }
-    if (status != 200) return SRS_ERR(kErrorRtmpClientRejected, "HTTP %d", status);
-    size_t at = head.find("\r\n");
-    while (at != std::string::npos && at + 2 < head.size()) {
-        const size_t next = head.find("\r\n", at + 2);
-        std::string_view field(head.data() + at + 2, (next == std::string::npos ? head.size() : next) - at - 2);
-        const size_t colon = field.find(':');
-        if (colon != std::string_view::npos && iequals(field.substr(0, colon), "Transfer-Encoding")) {
-            std::string value(field.substr(colon + 1));
-            for (char& c : value) c = ascii_lower(c);
-            *chunked = value.find("chunked") != std::string::npos;
-        }
-        at = next;
-    }
-    return Error();
-}
-
 // One HTTP-FLV play session, read with recvmsg so that each read brings the
 // kernel's receive time (SO_TIMESTAMPNS). Success when the server ended the
 // response at a tag boundary or the sink ended the session.
 Error play_http(const HttpUrl& url, utime_t timeout, MediaSink* sink, ClientStats* stats) {
-    sockaddr_storage addr;
-    socklen_t len = 0;
-    if (Error err = make_sockaddr(url.host, url.port, &addr, &len); !err.ok()) return err;
-    const int osfd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (osfd < 0) return SRS_ERR(kErrorSocketCreate, "socket: %s", strerror(errno));
+    TcpConn* raw = nullptr;
+    if (Error err = TcpConn::connect(url.host, url.port, timeout, &raw); !err.ok()) return err;
+    std::unique_ptr<TcpConn> conn(raw);
+    conn->set_recv_timeout(timeout);
+    conn->set_send_timeout(timeout);
+    // Set before the request goes out, so every byte of the answer is stamped;
+    // without it there are no kernel times, only user-space ones.
     const int on = 1;
-    setsockopt(osfd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));  // without it: no kernel times
-    NetFd nfd;
-    nfd.fd = st_netfd_open_socket(osfd);
-    if (!nfd.fd) {
-        ::close(osfd);
-        return SRS_ERR(kErrorSocketCreate, "open netfd: %s", strerror(errno));
-    }
-    if (st_connect(nfd.fd, reinterpret_cast<sockaddr*>(&addr), len, timeout) < 0) {
-        if (errno == ETIME) return SRS_ERR(kErrorSocketTimeout, "connect %s:%d timed out", url.host.c_str(), url.port);
-        if (errno == EINTR) return SRS_ERR(kErrorThreadInterrupted, "connect: interrupted");
-        return SRS_ERR(kErrorSocketConnect, "connect %s:%d: %s", url.host.c_str(), url.port, strerror(errno));
-    }
+    setsockopt(conn->fd(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));
     sink->on_connected();
     {
-        const std::string req = "GET " + url.target + " HTTP/1.1\r\nHost: " + url.host_header +
-                                "\r\nUser-Agent: sb_latency\r\nAccept: */*\r\nConnection: close\r\n\r\n";
-        if (st_write(nfd.fd, req.data(), req.size(), timeout) < 0) return socket_error("write", -1);
+        const std::string req = http_get_request(url, "sb_latency");
+        if (Error err = conn->write(req.data(), req.size()); !err.ok()) return err;
     }
 
-    std::string head;
-    bool in_head = true, chunked = false;
+    HttpResponseParser response(tool_response_limits());
+    std::string body;                  // what one read decoded
     FlvStream flv(FlvStream::kAtEnd);  // a frame counts when it has arrived whole
-    HttpBody body;
     utime_t user_us = 0, kernel_us = 0;  // of the current read
     auto on_tag = [&](uint8_t type, uint32_t ts, const uint8_t* p, size_t n) {
         return sink->on_message(type, ts, p, n, user_us, kernel_us);
     };
-    auto on_data = [&](const uint8_t* p, size_t n) { return flv.feed(p, n, on_tag); };
-    uint64_t received = 0;
     alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(struct timespec)) + 64];
     while (true) {
         struct iovec iov = {g_read_buffer, kReadBufferSize};
@@ -333,13 +271,16 @@ Error play_http(const HttpUrl& url, utime_t timeout, MediaSink* sink, ClientStat
         msg.msg_iovlen = 1;
         msg.msg_control = control;
         msg.msg_controllen = sizeof(control);
-        const int n = st_recvmsg(nfd.fd, &msg, 0, timeout);
+        size_t n = 0;
+        Error err = conn->recvmsg(&msg, &n);
         user_us = wall_us();
-        if (n <= 0) {
-            Error err = socket_error("read", n);
+        stats->session_bytes = conn->recv_bytes();
+        if (!err.ok()) {
             if (err.code() != kErrorSocketClosed) return err;
-            if (in_head) return SRS_WRAP(err, "closed before the response head ended");
-            if (chunked && !body.done()) return SRS_WRAP(err, "closed inside the chunked body");
+            if (!response.head_done()) return SRS_WRAP(err, "closed before the response head ended");
+            if (response.head().chunked || response.head().has_length) {
+                return SRS_WRAP(err, "closed inside the response body");
+            }
             if (!flv.at_boundary()) return SRS_WRAP(err, "closed inside an FLV tag");
             err.ignore();  // the server ended the response
             return Error();
@@ -352,32 +293,23 @@ Error play_http(const HttpUrl& url, utime_t timeout, MediaSink* sink, ClientStat
                 kernel_us = static_cast<utime_t>(ts.tv_sec) * kUsPerSecond + ts.tv_nsec / 1000;
             }
         }
-        received += static_cast<uint64_t>(n);
-        stats->session_bytes = received;
-        const uint8_t* p = g_read_buffer;
-        size_t left = static_cast<size_t>(n);
-        if (in_head) {
-            const size_t old = head.size();
-            head.append(reinterpret_cast<const char*>(p), std::min<size_t>(left, 16384));
-            const size_t pos = head.find("\r\n\r\n", old >= 3 ? old - 3 : 0);
-            if (pos == std::string::npos) {
-                if (head.size() >= 16384) return SRS_ERR(kErrorHttpHeadersTooLarge, "response head too large");
-                continue;
+        const bool had_head = response.head_done();
+        body.clear();
+        size_t used = 0;
+        Error parsed = response.feed(g_read_buffer, n, &used, &body);
+        if (!had_head && response.head_done()) {
+            const int status = response.head().status;
+            if (status != 200) {
+                parsed.ignore();  // the status says more than the body after it
+                return SRS_ERR(kErrorRtmpClientRejected, "HTTP %d", status);
             }
-            const size_t used = pos + 4 - old;
-            head.resize(pos + 4);
-            if (Error err = parse_response_head(head, &chunked); !err.ok()) return err;
-            std::string().swap(head);
-            in_head = false;
-            body.start(chunked ? HttpBody::kChunked : HttpBody::kUntilClose, 0);
             sink->on_play(user_us);
-            p += used;
-            left -= used;
         }
-        if (Error err = body.feed(p, left, on_data); !err.ok()) return err;
+        if (!parsed.ok()) return parsed;
+        if (Error e = flv.feed(reinterpret_cast<const uint8_t*>(body.data()), body.size(), on_tag); !e.ok()) return e;
         if (flv.stopped()) return Error();
-        if (chunked && body.done()) {
-            if (!flv.at_boundary()) return SRS_ERR(kErrorSocketClosed, "the chunked body ended inside an FLV tag");
+        if (response.done()) {
+            if (!flv.at_boundary()) return SRS_ERR(kErrorSocketClosed, "the response body ended inside an FLV tag");
             return Error();
         }
     }

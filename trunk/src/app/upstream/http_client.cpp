@@ -55,7 +55,7 @@ Error HttpClient::start(std::string_view method, const std::string& url, std::st
     req.reserve(256 + body.size());
     req.append(method).append(" ").append(u.target).append(" HTTP/1.1\r\n");
     req.append("Host: ").append(options_.host_header.empty() ? u.host_header : options_.host_header).append("\r\n");
-    req.append("User-Agent: " SRS_SIGNATURE "\r\n");
+    req.append("User-Agent: ").append(options_.user_agent.empty() ? SRS_SIGNATURE : options_.user_agent).append("\r\n");
     req.append("Accept: */*\r\n");
     req.append("Connection: close\r\n");
     if (!content_type.empty()) req.append("Content-Type: ").append(content_type).append("\r\n");

@@ -38,6 +38,8 @@ struct HttpClientOptions {
     // The Host header; empty: the URL's host[:port]. An edge names the origin
     // vhost here while connecting to the origin's address.
     std::string host_header;
+    // The User-Agent header; empty: the server's signature. A load tool names itself.
+    std::string user_agent;
 };
 
 struct HttpClientResult {

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <set>
@@ -137,6 +138,87 @@ TEST_F(IoTest, ReadTimeoutIsReported) {
     utime_t t0 = monotonic_us();
     EXPECT_EQ(client->read(&c, 1, &n).code(), kErrorSocketTimeout);
     EXPECT_GE(monotonic_us() - t0, 25 * kUsPerMs);
+}
+
+TEST_F(IoTest, RecvmsgBringsTheKernelReceiveTime) {
+    TcpListener listener("127.0.0.1", 0);
+    ASSERT_TRUE(listener.listen().ok());
+    FnHandler server([&]() -> Error {
+        TcpConn* raw = nullptr;
+        if (Error err = listener.accept(&raw, 5 * kUsPerSecond); !err.ok()) return err;
+        std::unique_ptr<TcpConn> conn(raw);
+        conn->set_recv_timeout(5 * kUsPerSecond);
+        char go;
+        if (Error err = conn->read_fully(&go, 1); !err.ok()) return err;  // the client's option is set
+        return conn->write("hello", 5);  // then closes
+    });
+    Coroutine co("server", &server);
+    ASSERT_TRUE(co.start().ok());
+
+    TcpConn* raw = nullptr;
+    ASSERT_TRUE(TcpConn::connect("127.0.0.1", listener.port(), kUsPerSecond, &raw).ok());
+    std::unique_ptr<TcpConn> client(raw);
+    client->set_recv_timeout(5 * kUsPerSecond);
+    const int on = 1;
+    ASSERT_EQ(setsockopt(client->fd(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)), 0);
+    // The kernel turns receive timestamps on from a work queue: packets that
+    // arrive right after the first socket asked are not stamped.
+    ASSERT_TRUE(sleep_us(50 * kUsPerMs).ok());
+    const utime_t before = wall_us();
+    ASSERT_TRUE(client->write("g", 1).ok());
+
+    char buf[16];
+    alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(struct timespec))];
+    struct iovec iov = {buf, sizeof(buf)};
+    struct msghdr msg = {};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    size_t n = 0;
+    ASSERT_TRUE(client->recvmsg(&msg, &n).ok());
+    EXPECT_EQ(std::string(buf, n), std::string("hello").substr(0, n));
+    EXPECT_EQ(client->recv_bytes(), n);
+    utime_t kernel_us = 0;
+    for (struct cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+        struct timespec ts;
+        memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+        kernel_us = static_cast<utime_t>(ts.tv_sec) * kUsPerSecond + ts.tv_nsec / 1000;
+    }
+    EXPECT_GE(kernel_us, before - kUsPerMs);  // the clocks' rounding
+    EXPECT_LE(kernel_us, wall_us());
+
+    // The rest, then the close; a read after it is kErrorSocketClosed as read() says.
+    while (n < 5) {
+        size_t more = 0;
+        msg.msg_controllen = sizeof(control);
+        iov = {buf + n, sizeof(buf) - n};
+        ASSERT_TRUE(client->recvmsg(&msg, &more).ok());
+        n += more;
+    }
+    EXPECT_EQ(std::string(buf, 5), "hello");
+    co.stop();
+    EXPECT_TRUE(co.take_error().ok());
+    msg.msg_controllen = sizeof(control);
+    iov = {buf, sizeof(buf)};
+    EXPECT_EQ(client->recvmsg(&msg, &n).code(), kErrorSocketClosed);
+}
+
+TEST_F(IoTest, RecvmsgTimesOut) {
+    TcpListener listener("127.0.0.1", 0);
+    ASSERT_TRUE(listener.listen().ok());
+    TcpConn* raw = nullptr;
+    ASSERT_TRUE(TcpConn::connect("127.0.0.1", listener.port(), kUsPerSecond, &raw).ok());
+    std::unique_ptr<TcpConn> client(raw);
+    client->set_recv_timeout(30 * kUsPerMs);
+    char c;
+    struct iovec iov = {&c, 1};
+    struct msghdr msg = {};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    size_t n = 0;
+    EXPECT_EQ(client->recvmsg(&msg, &n).code(), kErrorSocketTimeout);
 }
 
 TEST_F(IoTest, ConnectRefusedAndBadAddress) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/upstream/http_client.hpp"
+#include "core/version.hpp"
 #include "io/coroutine.hpp"
 #include "io/runtime.hpp"
 #include "io/socket.hpp"
@@ -116,6 +117,21 @@ TEST_F(HttpClientTest, HostHeaderOverrideAndByteCounts) {
     EXPECT_GT(c.send_bytes(), 0u);
     c.close();
     EXPECT_EQ(c.recv_bytes(), 0u);
+}
+
+TEST_F(HttpClientTest, UserAgentIsTheSignatureUnlessNamed) {
+    for (const std::string& agent : {std::string(), std::string("sb_rtc_load")}) {
+        ScriptedServer srv({{"HTTP/1.1 204 No Content\r\n\r\n"}});
+        ASSERT_TRUE(ok(srv.start()));
+        HttpClientOptions opts;
+        opts.user_agent = agent;
+        HttpClientResult r;
+        ASSERT_TRUE(ok(http_get(srv.url("/"), opts, &r)));
+        srv.stop();
+        EXPECT_EQ(r.head.status, 204);
+        ASSERT_NE(srv.request().header("User-Agent"), nullptr);
+        EXPECT_EQ(*srv.request().header("User-Agent"), agent.empty() ? std::string(SRS_SIGNATURE) : agent);
+    }
 }
 
 TEST_F(HttpClientTest, GetChunkedAnswerSplitAcrossWrites) {
