@@ -119,7 +119,10 @@ struct Pair {
             p.audio.remote_ssrc = 0x2000;  // as the offer's a=ssrc lines say
             p.video.remote_ssrc = 0x1000;
         }
-        session.reset(new RtcSession("cid" + std::to_string(port), p, source, live));
+        RtcSessionDeps deps;
+        deps.random_ssrc = [] { return 0x5eed0001u; };
+        deps.wall_clock = [](utime_t now) { return 1800000000 * kUsPerSecond + now; };
+        session = make_rtc_session("cid" + std::to_string(port), p, source, live, std::move(deps));
         session->bind_send_path(std::unique_ptr<RtcSendPath>(new FakePath(&to_client)), nullptr);
     }
 
