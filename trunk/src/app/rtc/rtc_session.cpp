@@ -5,7 +5,6 @@
 #include "app/live/source_manager.hpp"
 #include "app/rtc/rtc_player_session.hpp"
 #include "app/rtc/rtc_publisher_session.hpp"
-#include "app/rtc/rtc_random.hpp"
 #include "core/log.hpp"
 
 namespace srs {
@@ -15,13 +14,6 @@ void RtcSendPath::send_copy(const uint8_t* data, size_t len) {
     uint8_t* s = slot();
     memcpy(s, data, len);
     commit(len);
-}
-
-RtcSessionDeps rtc_system_session_deps() {
-    RtcSessionDeps d;
-    d.random_ssrc = rtc_random_u32;
-    d.wall_clock = [](utime_t) { return wall_us(); };
-    return d;
 }
 
 std::unique_ptr<RtcSession> make_rtc_session(std::string cid, RtcSessionParams params, RtcSource* source,

@@ -17,13 +17,13 @@
 
 #include <sys/socket.h>
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "app/conn/client.hpp"
 #include "app/rtc/rtc_options.hpp"
+#include "app/rtc/rtc_session_deps.hpp"
 #include "app/rtc/rtc_source.hpp"
 #include "core/error.hpp"
 #include "protocol/rtc/rtc_feedback.hpp"
@@ -73,17 +73,6 @@ struct RtcSessionParams {
     std::string token;          // the WHIP/WHEP resource token (DELETE checks it)
     std::string secret;         // the signalling's Bearer token or ?secret=, for authentication hooks
 };
-
-// What a session would otherwise take from the system, given to it.
-struct RtcSessionDeps {
-    // A non-zero SSRC (the one our RTCP is sent from).
-    std::function<uint32_t()> random_ssrc;
-    // The wall clock (Unix us) at the monotonic instant `now`: the NTP time of
-    // sender reports and the RTT from receiver reports.
-    std::function<int64_t(utime_t now)> wall_clock;
-};
-// OpenSSL's generator (rtc_random_u32) and the system's wall clock.
-RtcSessionDeps rtc_system_session_deps();
 
 class RtcSession : public Client, public RtcPeerListener {
   public:

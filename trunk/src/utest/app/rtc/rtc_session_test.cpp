@@ -15,6 +15,7 @@
 #include "app/rtc/rtc_source.hpp"
 #include "core/bytes.hpp"
 #include "kernel/rtp/rtcp.hpp"
+#include "protocol/rtc/send_stats.hpp"
 #include "protocol/rtc/srtp.hpp"
 
 using namespace srs;
@@ -44,12 +45,14 @@ struct ClientListener : RtcPeerListener {
     std::vector<std::string> rtp;           // decrypted packets
     std::vector<uint8_t> rtcp_types;        // PT of every RTCP packet received
     std::vector<uint8_t> rtcp_fmts;
+    std::vector<std::string> rtcp;          // every compound received
     void on_peer_address(const StunAddress&) override {}
     void on_peer_connected() override { connected = true; }
     void on_peer_rtp(uint8_t* data, size_t size, const RtpHeader&, utime_t) override {
         rtp.emplace_back(reinterpret_cast<char*>(data), size);
     }
-    void on_peer_rtcp(const uint8_t*, size_t, const std::vector<RtcpPacketRef>& packets, utime_t) override {
+    void on_peer_rtcp(const uint8_t* data, size_t size, const std::vector<RtcpPacketRef>& packets, utime_t) override {
+        rtcp.emplace_back(reinterpret_cast<const char*>(data), size);
         for (const auto& p : packets) {
             rtcp_types.push_back(p.type);
             rtcp_fmts.push_back(p.count);
@@ -65,6 +68,23 @@ std::shared_ptr<DtlsCertificate> cert() {
 }
 
 const StunAddress kServer = StunAddress::ipv4(0x7f000001, 8000);
+// What the sessions' RtcSessionDeps give: the SSRC drawn, and the wall clock
+// at monotonic time 0.
+constexpr uint32_t kSessionSsrc = 0x5eed0001;
+constexpr int64_t kWallAtZero = 1800000000LL * kUsPerSecond;
+
+// The packets of type `type` in the compounds received.
+std::vector<RtcpPacketRef> rtcp_of_type(const std::vector<std::string>& compounds, uint8_t type) {
+    std::vector<RtcpPacketRef> out;
+    for (const std::string& c : compounds) {
+        std::vector<RtcpPacketRef> refs;
+        if (rtcp_parse_compound(reinterpret_cast<const uint8_t*>(c.data()), c.size(), &refs).failed()) continue;
+        for (const RtcpPacketRef& r : refs) {
+            if (r.type == type) out.push_back(r);
+        }
+    }
+    return out;
+}
 
 // One side: a client peer and the server session it talks to.
 struct Pair {
@@ -120,8 +140,8 @@ struct Pair {
             p.video.remote_ssrc = 0x1000;
         }
         RtcSessionDeps deps;
-        deps.random_ssrc = [] { return 0x5eed0001u; };
-        deps.wall_clock = [](utime_t now) { return 1800000000 * kUsPerSecond + now; };
+        deps.random_ssrc = [] { return kSessionSsrc; };
+        deps.wall_clock = [](utime_t now) { return kWallAtZero + now; };
         session = make_rtc_session("cid" + std::to_string(port), p, source, live, std::move(deps));
         session->bind_send_path(std::unique_ptr<RtcSendPath>(new FakePath(&to_client)), nullptr);
     }
@@ -414,4 +434,43 @@ TEST_F(RtcSessionTest, BaselinePlayersSkipBFramesAndLatePlayersStartAtTheRingsKe
     EXPECT_EQ(late.client_events.rtp[0], main.client_events.rtp[0]);
     for (Pair* p : {&baseline, &main, &late}) p->session->detach();
     source_.clear_publisher(&bridge);
+}
+
+// A session draws no SSRC and reads no wall clock itself: the publisher's RR
+// is sent from the SSRC its deps drew, the player's SR carries the NTP time
+// its deps' wall clock gives for the timer's `now`.
+TEST_F(RtcSessionTest, SsrcAndWallClockComeFromTheDeps) {
+    Pair pub(true, 5051, &source_, &live_, server_cert_);
+    ASSERT_TRUE(pub.session->start(pub.now).ok());
+    ASSERT_TRUE(pub.client->start(pub.now).ok());
+    pub.pump();
+    Pair play(false, 5052, &source_, &live_, server_cert_);
+    ASSERT_TRUE(play.session->start(play.now).ok());
+    ASSERT_TRUE(play.client->start(play.now).ok());
+    play.pump();
+    ASSERT_TRUE(play.client_events.connected);
+    pub.send_rtp(102, 1, 0, 0x1000, {0x65, 0x88});
+    play.pump(2);
+    ASSERT_EQ(play.client_events.rtp.size(), 1u);
+
+    pub.now += kUsPerSecond;
+    pub.session->on_timer(pub.now);
+    pub.pump(1);
+    std::vector<RtcpPacketRef> rrs = rtcp_of_type(pub.client_events.rtcp, kRtcpRr);
+    ASSERT_FALSE(rrs.empty());
+    RtcpReceiverReport rr;
+    ASSERT_TRUE(rtcp_parse_rr(rrs[0], &rr).ok());
+    EXPECT_EQ(rr.ssrc, kSessionSsrc);
+
+    play.now += kUsPerSecond;
+    const utime_t at = play.now;
+    play.session->on_timer(at);
+    play.pump(1);
+    std::vector<RtcpPacketRef> srs = rtcp_of_type(play.client_events.rtcp, kRtcpSr);
+    ASSERT_EQ(srs.size(), 1u);
+    RtcpSenderReport sr;
+    ASSERT_TRUE(rtcp_parse_sr(srs[0], &sr).ok());
+    EXPECT_EQ(sr.ssrc, source_.track(RtcMediaKind::kVideo).ssrc());
+    EXPECT_EQ(sr.ntp, ntp_from_unix_us(kWallAtZero + at));
+    for (Pair* p : {&pub, &play}) p->session->detach();
 }
