@@ -68,6 +68,7 @@ void RtcPlayerSession::on_role_timer(utime_t now) {
         keyframe_asked_ = now;
         source_->request_keyframe(now);
     }
+    if (!feedback_.timer_due(now)) return;
     feedback_out_.clear();
     feedback_.on_timer(now, deps_.wall_clock(now), &feedback_out_);
     send_feedback(feedback_out_);

@@ -58,7 +58,7 @@ void RtcPlayerFeedback::on_nack(const RtcpPacketRef& p, utime_t now, Sink* sink)
 }
 
 void RtcPlayerFeedback::on_timer(utime_t now, int64_t wall_us, RtcFeedbackOutput* out) {
-    if (now < next_report_) return;
+    if (!timer_due(now)) return;
     next_report_ = now + opt_.report_interval;
     for (const Track& t : tracks_) {
         RtcpSenderReport sr;

@@ -54,6 +54,9 @@ class RtcPlayerFeedback {
     void on_rtp_sent(int track, uint32_t timestamp, size_t payload_bytes, utime_t now);
     // One packet of an RTCP compound from the player (BYE is the owner's).
     void on_rtcp(const RtcpPacketRef& p, utime_t now, int64_t wall_us, Sink* sink);
+    // Whether on_timer has anything to do now (the owner reads the wall
+    // clock only then).
+    bool timer_due(utime_t now) const { return now >= next_report_; }
     // Appends what is due now to *out (which is not cleared).
     void on_timer(utime_t now, int64_t wall_us, RtcFeedbackOutput* out);
 

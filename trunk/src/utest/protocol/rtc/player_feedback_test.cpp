@@ -68,6 +68,8 @@ TEST(RtcPlayerFeedbackTest, SenderReportEverySecond) {
     f.on_rtp_sent(kRtcAudioTrack, 960, 100, kT0 + 200 * kMs);
 
     RtcFeedbackOutput out;
+    EXPECT_FALSE(f.timer_due(kT0 + 999 * kMs));
+    EXPECT_TRUE(f.timer_due(kT0 + 1000 * kMs));
     f.on_timer(kT0 + 999 * kMs, kWall0 + 999 * kMs, &out);
     EXPECT_EQ(out.size(), 0u);
     f.on_timer(kT0 + 1000 * kMs, kWall0 + 1000 * kMs, &out);
