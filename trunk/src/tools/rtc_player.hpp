@@ -9,7 +9,7 @@
 //   - SRS's JSON API body and reply; a client's view of an HTTP response head;
 //   - the checks on what arrives: whether an H.264 RTP payload starts a
 //     keyframe, and the order of sequence numbers per SSRC (gaps, late
-//     packets), with the RTCP report block a receiver sends for it;
+//     packets);
 //   - percentiles of the time-to-first-frame samples.
 //
 // Header-only for the reason tool_common.hpp gives. Tested by
@@ -341,15 +341,15 @@ inline bool h264_payload_starts_keyframe(const uint8_t* p, size_t n) {
 // The order of one SSRC's sequence numbers as they arrive. A packet ahead of
 // the highest so far by d > 1 leaves d - 1 missing (a gap); one behind it is
 // late (a reordered packet or a retransmission filling a gap); the same
-// number as the highest is a duplicate. Also what an RTCP receiver report
-// block says of it (RFC 3550 6.4.1, A.3; jitter not measured: 0).
+// number as the highest is a duplicate. (The RTCP receiver report block is
+// protocol/rtc's RtpReceiveStats, as the server computes it.)
 class RtpSeqTracker {
   public:
     void on_packet(uint16_t seq) {
         received_++;
         if (!started_) {
             started_ = true;
-            base_ = highest_ = seq;
+            highest_ = seq;
             return;
         }
         const int16_t d = static_cast<int16_t>(static_cast<uint16_t>(seq - highest_));
@@ -375,32 +375,8 @@ class RtpSeqTracker {
     uint64_t duplicates() const { return duplicates_; }
     uint32_t extended_highest() const { return cycles_ | highest_; }
 
-    // The report block for `ssrc`; fraction lost over the span since the
-    // previous call. lsr/dlsr: the middle 32 bits of the last SR's NTP time
-    // and the delay since it in 1/65536 s (0 and 0 without an SR).
-    RtcpReportBlock report(uint32_t ssrc, uint32_t lsr, uint32_t dlsr) {
-        RtcpReportBlock b;
-        b.ssrc = ssrc;
-        b.highest_sequence = extended_highest();
-        const int64_t expected = static_cast<int64_t>(extended_highest()) - base_ + 1;
-        const int64_t lost = expected - static_cast<int64_t>(received_);
-        b.cumulative_lost = static_cast<int32_t>(std::clamp<int64_t>(lost, -0x800000, 0x7fffff));
-        const int64_t expected_span = expected - expected_prior_;
-        const int64_t received_span = static_cast<int64_t>(received_) - received_prior_;
-        const int64_t lost_span = expected_span - received_span;
-        b.fraction_lost = expected_span > 0 && lost_span > 0 ? static_cast<uint8_t>(std::min<int64_t>(
-                                                                  (lost_span << 8) / expected_span, 255))
-                                                            : 0;
-        expected_prior_ = expected;
-        received_prior_ = static_cast<int64_t>(received_);
-        b.lsr = lsr;
-        b.dlsr = dlsr;
-        return b;
-    }
-
   private:
     bool started_ = false;
-    uint16_t base_ = 0;
     uint16_t highest_ = 0;
     uint32_t cycles_ = 0;  // wraps seen, shifted left by 16
     uint64_t received_ = 0;
@@ -408,8 +384,6 @@ class RtpSeqTracker {
     uint64_t gap_events_ = 0;
     uint64_t late_ = 0;
     uint64_t duplicates_ = 0;
-    int64_t expected_prior_ = 0;
-    int64_t received_prior_ = 0;
 };
 
 // ---- percentiles ----

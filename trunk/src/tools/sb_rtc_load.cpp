@@ -46,6 +46,7 @@
 #include "kernel/rtp/rtcp.hpp"
 #include "kernel/rtp/rtp.hpp"
 #include "protocol/rtc/dtls.hpp"
+#include "protocol/rtc/receive_stats.hpp"
 #include "protocol/rtc/rfc4571.hpp"
 #include "protocol/rtc/rtc_peer.hpp"
 #include "http_client.hpp"
@@ -199,11 +200,11 @@ class Player : public ToolClient<Options, RtcPlayerStats>, public RtcPeerListene
   private:
     // One SSRC of the session.
     struct Track {
+        Track(uint32_t s, bool v) : ssrc(s), video(v), stats(s, v ? 90000 : 48000) {}
         uint32_t ssrc = 0;
         bool video = false;
-        RtpSeqTracker seq;
-        uint32_t lsr = 0;     // the last SR's NTP middle 32 bits
-        utime_t sr_at = -1;   // when it came
+        RtpSeqTracker seq;      // gaps, late packets, duplicates: what the tool checks
+        RtpReceiveStats stats;  // the RR block: loss, jitter, LSR/DLSR, as the server computes them
     };
 
     Error session() override;
@@ -441,11 +442,7 @@ Error Player::flush(RtcPeer* peer, PlayerLink* sock) {
 Error Player::send_report(RtcPeer* peer, utime_t now) {
     RtcpReceiverReport rr;
     rr.ssrc = ssrc_;
-    for (Track& t : tracks_) {
-        uint32_t dlsr = 0;
-        if (t.sr_at >= 0) dlsr = static_cast<uint32_t>((now - t.sr_at) * 65536 / kUsPerSecond);
-        rr.reports.push_back(t.seq.report(t.ssrc, t.lsr, dlsr));
-    }
+    for (Track& t : tracks_) rr.reports.push_back(t.stats.report(now));
     std::string compound;
     rtcp_build_rr(rr, &compound);
     rtcp_build_sdes({{ssrc_, "sb_rtc_load"}}, &compound);
@@ -476,10 +473,7 @@ Player::Track* Player::track_of(const RtpHeader& h) {
         if (t.ssrc == h.ssrc) return &t;
     }
     if (tracks_.size() >= kMaxTracks) return nullptr;
-    Track t;
-    t.ssrc = h.ssrc;
-    t.video = h.payload_type == video_pt_ || (video_ssrc_ != 0 && h.ssrc == video_ssrc_);
-    tracks_.push_back(t);
+    tracks_.emplace_back(h.ssrc, h.payload_type == video_pt_ || (video_ssrc_ != 0 && h.ssrc == video_ssrc_));
     return &tracks_.back();
 }
 
@@ -506,6 +500,7 @@ void Player::on_peer_rtp(uint8_t* data, size_t size, const RtpHeader& h, utime_t
     }
     const uint64_t missing = t->seq.missing(), late = t->seq.late(), dups = t->seq.duplicates();
     t->seq.on_packet(h.sequence);
+    t->stats.on_packet(h.sequence, h.timestamp, now);
     stats_.rtp_missing += t->seq.missing() - missing;
     stats_.rtp_late += t->seq.late() - late;
     stats_.rtp_duplicates += t->seq.duplicates() - dups;
@@ -545,9 +540,7 @@ void Player::on_peer_rtcp(const uint8_t*, size_t, const std::vector<RtcpPacketRe
                 continue;
             }
             for (Track& t : tracks_) {
-                if (t.ssrc != sr.ssrc) continue;
-                t.lsr = static_cast<uint32_t>(sr.ntp >> 16);
-                t.sr_at = now;
+                if (t.ssrc == sr.ssrc) t.stats.on_sender_report(sr.ntp, now);
             }
         }
     }

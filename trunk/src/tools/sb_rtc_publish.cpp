@@ -48,7 +48,9 @@
 #include "kernel/rtp/rtcp.hpp"
 #include "kernel/rtp/rtp.hpp"
 #include "protocol/rtc/dtls.hpp"
+#include "protocol/rtc/nack_responder.hpp"
 #include "protocol/rtc/rtc_peer.hpp"
+#include "protocol/rtc/send_stats.hpp"
 #include "http_client.hpp"
 #include "rtc_io.hpp"
 #include "rtc_player.hpp"
@@ -217,12 +219,14 @@ class Publisher : public RtcPeerListener {
     LossDropper loss_;
     uint32_t audio_ssrc_ = 0, video_ssrc_ = 0;
     RtpSendRing audio_ring_, video_ring_;
+    // Every ask is answered: the tool plays a publisher under test, not a
+    // server that must bound what a NACK storm costs it.
+    NackResponder nack_responder_{NackResponderOptions{SIZE_MAX, UINT32_MAX}};
     std::string parameter_sets_;  // a STAP-A payload of ffmpeg's SPS/PPS ("" none)
     bool last_was_parameter_sets_ = false;
     uint16_t next_seq_[2] = {0, 0};  // ours, per SSRC (audio, video): added packets shift ffmpeg's numbers
-    uint32_t last_ts_[2] = {0, 0};  // the last RTP timestamp sent (audio, video), for the SR
-    utime_t last_ts_at_[2] = {-1, -1};
-    uint64_t sent_packets_[2] = {0, 0}, sent_bytes_[2] = {0, 0};
+    // What the SRs say (audio, video): made once the SSRCs are drawn.
+    std::unique_ptr<RtpSendStats> send_stats_[2];
     bool connected_ = false, closed_ = false;
     std::string closed_why_, milestones_;
     PubStats stats_;
@@ -273,6 +277,8 @@ Error Publisher::run(const RtcPlayUrl& url, const std::shared_ptr<DtlsCertificat
     audio_ssrc_ = p.audio_ssrc = rtc_random_u32() | 1;
     video_ssrc_ = p.video_ssrc = rtc_random_u32() | 2;
     if (video_ssrc_ == audio_ssrc_) video_ssrc_ = p.video_ssrc = audio_ssrc_ ^ 0x10;
+    send_stats_[0].reset(new RtpSendStats(audio_ssrc_, 48000));
+    send_stats_[1].reset(new RtpSendStats(video_ssrc_, 90000));
     p.cname = "sb_rtc_publish-" + rtc_random_string(8);
     p.stream_id = "sb-" + rtc_random_string(8);
     if (const std::string id = sdp_h264_profile_level_id(ffmpeg_sdp); !id.empty()) p.profile_level_id = id;
@@ -431,14 +437,12 @@ void Publisher::send_new(uint8_t* p, size_t n, bool video) {
     const int k = video ? 1 : 0;
     const uint32_t ssrc = video ? video_ssrc_ : audio_ssrc_;
     rewrite_rtp_header(p, n, video ? kPublishH264Pt : kPublishOpusPt, next_seq_[k]++, ssrc);
-    last_ts_[k] = (static_cast<uint32_t>(p[4]) << 24) | (p[5] << 16) | (p[6] << 8) | p[7];
-    last_ts_at_[k] = monotonic_us();
+    const uint32_t timestamp = (static_cast<uint32_t>(p[4]) << 24) | (p[5] << 16) | (p[6] << 8) | p[7];
+    send_stats_[k]->on_packet(timestamp, n - 12, monotonic_us());
     (video ? video_ring_ : audio_ring_).put(p, n);
     stats_.packets++;
     stats_.bytes += n;
     (video ? stats_.video_packets : stats_.audio_packets)++;
-    sent_packets_[k]++;
-    sent_bytes_[k] += n - 12;
     if (loss_.drop()) {
         stats_.dropped_on_purpose++;
         return;
@@ -453,19 +457,10 @@ void Publisher::send_new(uint8_t* p, size_t n, bool video) {
 // and the SDES with our CNAME, so the server can map RTP time to wall time.
 void Publisher::send_sr(utime_t now) {
     std::string compound;
+    const int64_t wall = wall_us();
     for (int k = 0; k < 2; k++) {
-        if (last_ts_at_[k] < 0) continue;
         RtcpSenderReport sr;
-        sr.ssrc = k ? video_ssrc_ : audio_ssrc_;
-        const utime_t wall = wall_us();
-        const uint64_t secs = static_cast<uint64_t>(wall / kUsPerSecond) + 2208988800ull;  // NTP epoch 1900
-        const uint64_t frac = (static_cast<uint64_t>(wall % kUsPerSecond) << 32) / kUsPerSecond;
-        sr.ntp = (secs << 32) | frac;
-        const uint64_t rate = k ? 90000 : 48000;
-        sr.rtp_timestamp = last_ts_[k] + static_cast<uint32_t>((now - last_ts_at_[k]) * rate / kUsPerSecond);
-        sr.packet_count = static_cast<uint32_t>(sent_packets_[k]);
-        sr.octet_count = static_cast<uint32_t>(sent_bytes_[k]);
-        rtcp_build_sr(sr, &compound);
+        if (send_stats_[k] && send_stats_[k]->build_sr(wall, now, &sr)) rtcp_build_sr(sr, &compound);
     }
     if (compound.empty()) return;
     rtcp_build_sdes({{video_ssrc_, "sb_rtc_publish"}, {audio_ssrc_, "sb_rtc_publish"}}, &compound);
@@ -476,7 +471,7 @@ void Publisher::send_sr(utime_t now) {
     stats_.sr_sent++;
 }
 
-void Publisher::on_peer_rtcp(const uint8_t*, size_t, const std::vector<RtcpPacketRef>& packets, utime_t) {
+void Publisher::on_peer_rtcp(const uint8_t*, size_t, const std::vector<RtcpPacketRef>& packets, utime_t now) {
     stats_.rtcp_in++;
     for (const RtcpPacketRef& p : packets) {
         if (p.type == kRtcpPsfb && p.count == kRtcpFmtPli) {
@@ -493,21 +488,22 @@ void Publisher::on_peer_rtcp(const uint8_t*, size_t, const std::vector<RtcpPacke
             const RtpSendRing* ring = nack.media_ssrc == video_ssrc_   ? &video_ring_
                                       : nack.media_ssrc == audio_ssrc_ ? &audio_ring_
                                                                        : nullptr;
-            for (uint16_t seq : nack.lost) {
+            nack_responder_.answer(nack.lost, now, [this, ring](uint16_t seq) {
                 stats_.nacked_seqs++;
                 size_t n = 0;
                 const uint8_t* kept = ring ? ring->get(seq, &n) : nullptr;
                 if (!kept) {
                     stats_.not_in_ring++;
-                    continue;
+                    return false;
                 }
                 memcpy(scratch_, kept, n);
                 if (Error err = send_rtp(scratch_, n); err.failed()) {
                     err.ignore();
-                    continue;
+                    return true;  // it was kept: resending failed
                 }
                 stats_.resent++;
-            }
+                return true;
+            });
         }
     }
 }

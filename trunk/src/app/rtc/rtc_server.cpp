@@ -315,7 +315,7 @@ Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* 
     neg.params.token = rtc_random_string(16);
     std::string cid = new_context_id();
     SessionContext context(cid);
-    std::unique_ptr<RtcSession> session(new RtcSession(cid, std::move(neg.params), source, &ctx_->sources()));
+    std::unique_ptr<RtcSession> session = make_rtc_session(cid, std::move(neg.params), source, &ctx_->sources(), rtc_system_session_deps());
     session->set_address_listener(this);
     if (Error err = session->start(monotonic_us()); err.failed()) {
         session->detach();

@@ -1,13 +1,16 @@
-// One WebRTC session: a publisher or a player, made by the signalling API and
-// carried by the server's UDP socket (or a TCP connection).
+// One WebRTC session, made by the signalling API and carried by the server's
+// UDP socket (or a TCP connection). RtcSession is what the server holds: the
+// core every session has (its RtcPeer: ICE-lite, DTLS, SRTP from
+// protocol/rtc; the send path; the end of the session; its Client entry);
+// a role gives it its media:
+//   RtcPublisherSession (rtc_publisher_session.hpp): media in, published on
+//     the RtcSource and the LiveSource, RtcPublisherFeedback around it;
+//   RtcPlayerSession (rtc_player_session.hpp): the source's packets out,
+//     RtcPlayerFeedback around them.
+// make_rtc_session() picks the role from the params.
 //
-// The session owns its RtcPeer (ICE-lite, DTLS, SRTP: protocol/rtc) and puts
-// the feedback handlers around the media path:
-//   publisher: NACK generator and receive statistics per track, the TWCC
-//              recorder, RR every second, PLI when the source asks;
-//   player:    NACKs answered from the source's ring, PLI/FIR turned into one
-//              keyframe request, SR every second per track, video held back
-//              until a keyframe so the first frame decodes.
+// A session reads no clock and draws no random number: every call is given
+// `now` (monotonic) and RtcSessionDeps gives the wall clock and the SSRC.
 // It never blocks and never frees itself: the server calls it from its
 // coroutines and reaps it once dead() (after detach()).
 #pragma once
@@ -18,17 +21,13 @@
 #include <string>
 #include <vector>
 
-#include "app/rtc/rtc_bridge_to_live.hpp"
-#include "app/rtc/rtc_options.hpp"
-#include "app/rtc/rtc_source.hpp"
 #include "app/conn/client.hpp"
+#include "app/rtc/rtc_options.hpp"
+#include "app/rtc/rtc_session_deps.hpp"
+#include "app/rtc/rtc_source.hpp"
 #include "core/error.hpp"
-#include "protocol/rtc/keyframe_limiter.hpp"
-#include "protocol/rtc/nack_generator.hpp"
-#include "protocol/rtc/receive_stats.hpp"
+#include "protocol/rtc/rtc_feedback.hpp"
 #include "protocol/rtc/rtc_peer.hpp"
-#include "protocol/rtc/send_stats.hpp"
-#include "protocol/rtc/twcc_recorder.hpp"
 
 namespace srs {
 
@@ -75,12 +74,11 @@ struct RtcSessionParams {
     std::string secret;         // the signalling's Bearer token or ?secret=, for authentication hooks
 };
 
-class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, public RtcPublisherControl {
+class RtcSession : public Client, public RtcPeerListener {
   public:
-    RtcSession(std::string cid, RtcSessionParams params, RtcSource* source, SourceManager* live_sources);
     ~RtcSession() override;
 
-    // Starts the peer and attaches to the source (publisher: the LiveSource is
+    // Starts the peer and attaches to the sources (publisher: the LiveSource is
     // published too, which fails when the stream is busy).
     Error start(utime_t now);
     // Detaches from the sources; the server calls it once, before delete.
@@ -138,17 +136,9 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     // RtcPeerListener
     void on_peer_address(const StunAddress& addr) override;
     void on_peer_connected() override;
-    void on_peer_rtp(uint8_t* data, size_t size, const RtpHeader& header, utime_t now) override;
     void on_peer_rtcp(const uint8_t* data, size_t size, const std::vector<RtcpPacketRef>& packets,
                       utime_t now) override;
     void on_peer_closed(const Error& reason) override;
-
-    // RtcPlayerSink
-    void on_source_packet(RtcMediaKind kind, const RtcPacket& packet, utime_t now) override;
-    void on_source_unpublish() override;
-
-    // RtcPublisherControl
-    void request_keyframe(utime_t now) override;
 
     struct Counters {
         uint64_t rtp_in = 0, rtp_out = 0, rtcp_in = 0, rtcp_out = 0, nack_in = 0, nack_out = 0, retransmits = 0,
@@ -157,83 +147,58 @@ class RtcSession : public Client, public RtcPeerListener, public RtcPlayerSink, 
     };
     const Counters& counters() const { return counters_; }
 
-  private:
-    struct PublisherTrack {
-        std::unique_ptr<NackGenerator> nack;
-        std::unique_ptr<RtpReceiveStats> stats;
-    };
+  protected:
+    RtcSession(std::string cid, RtcSessionParams params, RtcSource* source, SourceManager* live_sources,
+               RtcSessionDeps deps);
+
+    // The role's half of start(): attach to the sources (live: the LiveSource
+    // of the stream, created if need be).
+    virtual Error attach(LiveSource* live, utime_t now) = 0;
+    // The role's half of detach() (live: the LiveSource, if it still exists).
+    virtual void detach_role(LiveSource* live) = 0;
+    // Connected; the handshake's last flight has gone out.
+    virtual void on_connected() = 0;
+    // Every timer tick while connected.
+    virtual void on_role_timer(utime_t now) = 0;
+    // One packet of an RTCP compound from the peer (BYE is the core's).
+    virtual void on_rtcp_packet(const RtcpPacketRef& p, utime_t now) = 0;
+
+    // Sends one RTCP compound (when connected).
     void send_rtcp(const std::string& compound);
-    void send_media(RtcMediaKind kind, const RtcPacket& packet, bool retransmit);
-    void publisher_timer(utime_t now);
-    void player_timer(utime_t now);
-    void answer_nack(const RtcpPacketRef& p);
-    // Player: whether the published codecs are the negotiated ones (once per publish).
-    void check_codecs();
-    // Player waiting for a keyframe: sends the ring's packets from its latest
-    // keyframe, if it still holds one (true then).
-    bool start_from_ring();
-    void catch_up();
-    const RtcSessionTrack& track(RtcMediaKind k) const { return k == RtcMediaKind::kAudio ? params_.audio : params_.video; }
+    // Sends the feedback packets a chain produced, counting them by kind.
+    void send_feedback(const RtcFeedbackOutput& out);
+    const RtcSessionTrack& track(RtcMediaKind k) const {
+        return k == RtcMediaKind::kAudio ? params_.audio : params_.video;
+    }
+    const char* role_name() const { return params_.publisher ? "publisher" : "player"; }
 
     std::string cid_;
-    std::string protocol_ = "RTC";
     RtcSessionParams params_;
+    RtcSessionDeps deps_;
     RtcPeer peer_;
     RtcSource* source_;
     SourceManager* live_sources_;
-    bool live_attached_ = false;  // published (publisher) or attached (player) on the LiveSource
-    LiveSource* published_ = nullptr;  // publisher: the LiveSource it published, while attached
     std::unique_ptr<RtcSendPath> path_;
-    RtcTcpConn* tcp_ = nullptr;
-    AddressListener* address_listener_ = nullptr;
-
     utime_t clock_ = 0;  // the latest `now` given (callbacks without a clock use it)
     bool connected_ = false;
     bool dead_ = false;
+    uint64_t send_bytes_ = 0, recv_bytes_ = 0;
+    Counters counters_;
+    RtcFeedbackOutput feedback_out_;  // reused by the roles' timers
+
+  private:
+    std::string protocol_ = "RTC";
+    bool live_attached_ = false;  // published (publisher) or attached (player) on the LiveSource
+    RtcTcpConn* tcp_ = nullptr;
+    AddressListener* address_listener_ = nullptr;
+    utime_t next_peer_timer_ = 0;
     bool failed_ = false;
     bool expire_requested_ = false;
     std::string close_reason_;
-    uint64_t send_bytes_ = 0, recv_bytes_ = 0;
-    Counters counters_;
-    uint32_t local_ssrc_;  // the SSRC our RTCP is sent from
-
-    // publisher
-    PublisherTrack pub_[2];
-    TwccRecorder twcc_;
-    KeyframeRequestLimiter pli_limiter_;
-    bool keyframe_wanted_ = false;
-    std::unique_ptr<RtcToLiveBridge> to_live_;  // rtc_to_rtmp: RTMP/HTTP-FLV players of this stream
-    utime_t next_rr_ = 0;
-    std::vector<uint16_t> lost_;  // reused
-    std::string rtcp_;            // reused
-
-    // player
-    std::unique_ptr<RtpSendStats> send_stats_[2];
-    bool waiting_keyframe_ = true;
-    // Whether the published codec of each kind is the one this player
-    // negotiated (checked once per publish, not per packet).
-    uint32_t checked_generation_ = 0;
-    bool codec_ok_[2] = {false, false};
-    utime_t keyframe_asked_ = -1;
-    utime_t next_sr_ = 0;
-    utime_t next_peer_timer_ = 0;
-    RtcpNack nack_;  // reused
-    utime_t retransmit_window_ = 0;  // start of the current second of retransmissions
-    // A Baseline player of a stream with B-frames: they are skipped and its
-    // video renumbered (sent_seq_ maps its numbers back for NACKs).
-    // Starting from the ring: the next packet to send, paced per timer tick.
-    static constexpr int kCatchupPerTick = 40;
-    bool catching_up_ = false;
-    uint16_t catchup_next_ = 0;
-    bool skip_bframes_ = false;
-    bool bframes_logged_ = false;
-    uint16_t skipped_ = 0;
-    struct SentSeq {
-        uint16_t sent = 0, ring = 0;
-    };
-    static constexpr size_t kSentSeqHistory = 1024;
-    std::vector<SentSeq> sent_seq_;
-    uint32_t retransmits_in_window_ = 0;
 };
+
+// A publisher or a player session, as params.publisher says.
+std::unique_ptr<RtcSession> make_rtc_session(std::string cid, RtcSessionParams params, RtcSource* source,
+                                             SourceManager* live_sources, RtcSessionDeps deps);
 
 }  // namespace srs

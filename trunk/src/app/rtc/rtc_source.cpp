@@ -182,7 +182,7 @@ void RtcSource::set_publisher(RtcPublisherControl* publisher, const RtcTrackCode
         video_.rebase();
     }
     publisher_ = publisher;
-    last_keyframe_request_ = -1;
+    keyframe_limiter_.reset();
 }
 
 void RtcSource::clear_publisher(RtcPublisherControl* publisher) {
@@ -228,11 +228,7 @@ void RtcSource::fan_out(utime_t now) {
 
 void RtcSource::request_keyframe(utime_t now) {
     if (!publisher_) return;
-    if (last_keyframe_request_ >= 0 && now - last_keyframe_request_ < kKeyframeInterval) {
-        keyframe_suppressed_++;
-        return;
-    }
-    last_keyframe_request_ = now;
+    if (!keyframe_limiter_.allow(now)) return;
     keyframe_requests_++;
     publisher_->request_keyframe(now);
 }

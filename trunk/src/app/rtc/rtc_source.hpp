@@ -22,6 +22,7 @@
 #include "core/clock.hpp"
 #include "kernel/rtp/rtp.hpp"
 #include "kernel/sdp/sdp_answer.hpp"
+#include "protocol/rtc/keyframe_limiter.hpp"
 
 namespace srs {
 
@@ -147,7 +148,7 @@ class RtcSource {
     // request to the publisher per kKeyframeInterval.
     void request_keyframe(utime_t now);
     uint64_t keyframe_requests() const { return keyframe_requests_; }
-    uint64_t keyframe_suppressed() const { return keyframe_suppressed_; }
+    uint64_t keyframe_suppressed() const { return keyframe_limiter_.suppressed(); }
 
     static constexpr utime_t kKeyframeInterval = 300 * kUsPerMs;
     // Gives every player the packets kept during a batch, player by player
@@ -173,9 +174,8 @@ class RtcSource {
     std::vector<RtcPlayerSink*> players_;
     RtcSourceManager* manager_ = nullptr;
     std::vector<Pending> pending_;
-    utime_t last_keyframe_request_ = -1;
+    KeyframeRequestLimiter keyframe_limiter_{kKeyframeInterval};
     uint64_t keyframe_requests_ = 0;
-    uint64_t keyframe_suppressed_ = 0;
 };
 
 // Every RtcSource by vhost/app/stream; a source is freed when it has neither

@@ -27,6 +27,10 @@ class KeyframeRequestLimiter {
         return true;
     }
 
+    // Forgets the last request: the next one is allowed (a new publisher
+    // gets its first request at once). suppressed() is kept.
+    void reset() { sent_ = false; }
+
     uint64_t suppressed() const { return suppressed_; }
     utime_t min_interval() const { return min_interval_; }
 

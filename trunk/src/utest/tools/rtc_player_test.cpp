@@ -428,28 +428,12 @@ TEST(RtcPlayer, SeqTrackerCountsGapsLateAndDuplicates) {
     EXPECT_EQ(t.received(), 7u);
     EXPECT_EQ(t.extended_highest(), 106u);
 
-    // 100..106 expected, 7 received (the duplicate counts, as in RFC 3550 A.3): no loss.
-    RtcpReportBlock b = t.report(0xaabbccdd, 0x12345678, 655);
-    EXPECT_EQ(b.ssrc, 0xaabbccddu);
-    EXPECT_EQ(b.highest_sequence, 106u);
-    EXPECT_EQ(b.cumulative_lost, 0);
-    EXPECT_EQ(b.fraction_lost, 0);
-    EXPECT_EQ(b.lsr, 0x12345678u);
-    EXPECT_EQ(b.dlsr, 655u);
-
-    // Next span: 107..116 expected, 8 received.
+    // (The report block of these packets: RtpReceiveStatsTest.ToolPlayerSequences.)
     for (uint16_t s = 107; s <= 116; s++) {
         if (s != 110 && s != 111) t.on_packet(s);
     }
-    b = t.report(1, 0, 0);
-    EXPECT_EQ(b.highest_sequence, 116u);
-    EXPECT_EQ(b.cumulative_lost, 2);
-    EXPECT_EQ(b.fraction_lost, (2 << 8) / 10);
     EXPECT_EQ(t.missing(), 4u);
     EXPECT_EQ(t.gap_events(), 2u);
-    // Nothing new: no loss in the span.
-    b = t.report(1, 0, 0);
-    EXPECT_EQ(b.fraction_lost, 0);
 }
 
 TEST(RtcPlayer, SeqTrackerWraps) {
@@ -463,9 +447,6 @@ TEST(RtcPlayer, SeqTrackerWraps) {
     EXPECT_EQ(t.extended_highest(), 65536u + 1);
     t.on_packet(4);  // 2, 3 missing
     EXPECT_EQ(t.missing(), 2u);
-    RtcpReportBlock b = t.report(1, 0, 0);
-    EXPECT_EQ(b.highest_sequence, 65536u + 4);
-    EXPECT_EQ(b.cumulative_lost, 8 - 7);  // 65533..4 is 8 expected; 7 received (with the late one)
 }
 
 TEST(RtcPlayer, Percentiles) {

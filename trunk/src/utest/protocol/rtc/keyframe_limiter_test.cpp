@@ -29,3 +29,13 @@ TEST(KeyframeRequestLimiterTest, FirstAllowedAtTimeZeroAndCustomInterval) {
     EXPECT_FALSE(l.allow(kUsPerSecond));
     EXPECT_EQ(2u, l.suppressed());
 }
+
+TEST(KeyframeRequestLimiterTest, ResetAllowsTheNextRequestAndKeepsTheCount) {
+    KeyframeRequestLimiter l(kUsPerSecond);
+    EXPECT_TRUE(l.allow(10));
+    EXPECT_FALSE(l.allow(20));
+    l.reset();  // a new publisher
+    EXPECT_TRUE(l.allow(30));
+    EXPECT_FALSE(l.allow(40));
+    EXPECT_EQ(l.suppressed(), 2u);
+}

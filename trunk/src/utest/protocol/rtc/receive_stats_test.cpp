@@ -160,3 +160,39 @@ TEST(RtpReceiveStatsTest, LsrAndDlsr) {
     b = s.report(7 * kUsPerSecond);
     EXPECT_EQ(2u * 65536u, b.dlsr);
 }
+
+// The report blocks sb_rtc_load sends (moved from utest/tools/rtc_player_test,
+// where the tool computed them itself): the same packets, the same figures.
+TEST(RtpReceiveStatsTest, ToolPlayerSequences) {
+    RtpReceiveStats s(0xaabbccdd, 90000);
+    utime_t t = kUsPerSecond;
+    for (uint16_t q : {100, 101, 102, 105, 103, 105, 106}) s.on_packet(q, 0, t);
+    // An SR whose NTP middle 32 bits are 0x12345678, 10 ms before the report.
+    s.on_sender_report(0x0000123456780000ull, t);
+    // 100..106 expected, 7 received (the duplicate counts, as in RFC 3550 A.3): no loss.
+    RtcpReportBlock b = s.report(t + 10 * kMs);
+    EXPECT_EQ(b.ssrc, 0xaabbccddu);
+    EXPECT_EQ(b.highest_sequence, 106u);
+    EXPECT_EQ(b.cumulative_lost, 0);
+    EXPECT_EQ(b.fraction_lost, 0);
+    EXPECT_EQ(b.lsr, 0x12345678u);
+    EXPECT_EQ(b.dlsr, 655u);
+
+    // Next span: 107..116 expected, 8 received.
+    for (uint16_t q = 107; q <= 116; q++) {
+        if (q != 110 && q != 111) s.on_packet(q, 0, t);
+    }
+    b = s.report(t);
+    EXPECT_EQ(b.highest_sequence, 116u);
+    EXPECT_EQ(b.cumulative_lost, 2);
+    EXPECT_EQ(b.fraction_lost, (2 << 8) / 10);
+    // Nothing new: no loss in the span.
+    b = s.report(t);
+    EXPECT_EQ(b.fraction_lost, 0);
+
+    RtpReceiveStats w(1, 90000);
+    for (uint16_t q : {65533, 65534, 65535, 0, 1, 65535, 4}) w.on_packet(q, 0, t);
+    b = w.report(t);
+    EXPECT_EQ(b.highest_sequence, 65536u + 4);
+    EXPECT_EQ(b.cumulative_lost, 8 - 7);  // 65533..4 is 8 expected; 7 received (with the late one)
+}
