@@ -24,19 +24,8 @@ constexpr utime_t kStatsInterval = 10 * kUsPerSecond;
 constexpr size_t kArenaSlots = 512;
 // Socket buffers asked for (the kernel caps them at rmem_max/wmem_max).
 constexpr int kSocketBuffer = 8 * 1024 * 1024;
-// Ended sessions remembered for a late DELETE.
-constexpr size_t kMaxEnded = 4096;
-constexpr utime_t kEndedKeep = 60 * kUsPerSecond;
 // How often detected interface addresses are looked up again.
 constexpr utime_t kDetectInterval = 60 * kUsPerSecond;
-
-RtcAddressKey key_of(const StunAddress& a) {
-    RtcAddressKey k;
-    k.family = a.family;
-    k.port = a.port;
-    memcpy(k.ip, a.ip, sizeof(k.ip));
-    return k;
-}
 
 StunAddress stun_address_of(const sockaddr_storage& ss) {
     if (ss.ss_family == AF_INET) {
@@ -67,21 +56,6 @@ class SessionContext {
 };
 
 }  // namespace
-
-bool RtcAddressKey::operator==(const RtcAddressKey& o) const {
-    return family == o.family && port == o.port && memcmp(ip, o.ip, sizeof(ip)) == 0;
-}
-
-size_t RtcAddressKeyHash::operator()(const RtcAddressKey& k) const {
-    uint64_t h = 1469598103934665603ull;
-    auto mix = [&h](uint8_t b) { h = (h ^ b) * 1099511628211ull; };
-    mix(k.family);
-    mix(static_cast<uint8_t>(k.port));
-    mix(static_cast<uint8_t>(k.port >> 8));
-    size_t n = k.family == StunAddress::kIpv4 ? 4 : 16;
-    for (size_t i = 0; i < n; i++) mix(k.ip[i]);
-    return static_cast<size_t>(h);
-}
 
 // One UDP socket, its coroutine and its send slots.
 class RtcServer::Listener : public CoroutineHandler {
@@ -291,7 +265,7 @@ Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* 
     std::string ufrag;
     do {
         ufrag = rtc_random_string(8);
-    } while (by_ufrag_.count(ufrag));
+    } while (routes_.has_ufrag(ufrag));
     std::string pwd = rtc_random_string(32);
     // Negotiate against the source's current tracks without creating it: a
     // refused offer leaves nothing behind.
@@ -328,7 +302,7 @@ Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* 
     answer->session_id = ufrag + ":" + session->params().peer.remote_ufrag;
     answer->token = session->params().token;
     answer->cid = cid;
-    by_ufrag_[ufrag] = session.get();
+    routes_.add(session.get());
     ctx_->clients().add(session.get());
     stats_.sessions_created++;
     srs_trace("RTC: session %s %s /%s/%s from %s, ufrag %s, candidates %zu, encrypt %s", cid.c_str(),
@@ -350,18 +324,18 @@ std::unique_ptr<LiveSourceBridge> RtcServer::create_live_bridge(LiveSource* sour
 
 Error RtcServer::delete_session(const std::string& session, const std::string& token) {
     std::string ufrag = session.substr(0, session.find(':'));
-    auto it = by_ufrag_.find(ufrag);
-    if (it == by_ufrag_.end()) {
-        auto e = ended_.find(ufrag);
-        if (e != ended_.end() && e->second.token == token) return Error();  // already over
+    utime_t now = monotonic_us();
+    RtcSession* s = routes_.find_by_ufrag(ufrag);
+    if (!s) {
+        if (routes_.ended_recently(ufrag, token, now)) return Error();  // already over
         return SRS_ERR(kErrorRtcNoSession, "no session %s", session.c_str());
     }
-    if (it->second->dead() && it->second->params().token == token) return Error();
-    if (it->second->params().token != token) {
+    if (s->dead() && s->params().token == token) return Error();
+    if (s->params().token != token) {
         return SRS_ERR(kErrorRtcNoSession, "session %s: the token does not match", session.c_str());
     }
-    SessionContext context(it->second->cid());
-    it->second->close(monotonic_us(), SRS_ERR(kErrorRtcSessionClosed, "DELETE of its resource"));
+    SessionContext context(s->cid());
+    s->close(now, SRS_ERR(kErrorRtcSessionClosed, "DELETE of its resource"));
     if (current_listener_ == nullptr) {
         for (auto& l : listeners_) l->flush();
     }
@@ -400,34 +374,21 @@ void RtcServer::route(uint8_t* data, size_t size, const StunAddress& from, RtcSe
         stats_.rx_dropped++;
         return;
     }
-    RtcAddressKey key = key_of(from);
     DatagramKind kind = classify_datagram(data[0]);
     if (kind == DatagramKind::kStun) stats_.rx_stun++;
     if (kind == DatagramKind::kDtls) stats_.rx_dtls++;
     if (kind == DatagramKind::kRtp) stats_.rx_rtp++;
     RtcSession* session = nullptr;
-    auto it = by_addr_.find(key);
-    if (it != by_addr_.end()) session = it->second;
-    if (kind == DatagramKind::kStun) {
-        // A request names its session by ufrag; a NAT rebinding shows up as a
-        // known ufrag from a new address.
-        StunMessage m;
-        if (Error err = m.decode(data, size); err.failed()) {
-            stats_.rx_dropped++;
-            if (stats_.rx_dropped <= 10 || stats_.rx_dropped % 1000 == 0) {
-                srs_warn("RTC: drop a STUN datagram from %s: %s (%llu dropped)", from.to_string().c_str(),
-                         err.summary().c_str(), (unsigned long long)stats_.rx_dropped);
-            }
-            err.ignore();
-            return;
+    if (Error err = routes_.find(data, size, from, &session); err.failed()) {
+        stats_.rx_dropped++;
+        if (stats_.rx_dropped <= 10 || stats_.rx_dropped % 1000 == 0) {
+            srs_warn("RTC: drop a STUN datagram from %s: %s (%llu dropped)", from.to_string().c_str(),
+                     err.summary().c_str(), (unsigned long long)stats_.rx_dropped);
         }
-        std::string_view ufrag;
-        if (m.is_binding_request() && stun_local_ufrag(m, &ufrag)) {
-            auto u = by_ufrag_.find(std::string(ufrag));
-            session = u == by_ufrag_.end() ? nullptr : u->second;
-        }
+        err.ignore();
+        return;
     }
-    if (!session || session->dead()) {
+    if (!session) {
         stats_.rx_unknown_addr++;
         stats_.rx_dropped++;
         if (stats_.rx_unknown_addr <= 10 || stats_.rx_unknown_addr % 1000 == 0) {
@@ -458,10 +419,7 @@ void RtcServer::on_session_address(RtcSession* session, const StunAddress& addr)
     } else {
         return;
     }
-    for (auto it = by_addr_.begin(); it != by_addr_.end();) {
-        it = it->second == session ? by_addr_.erase(it) : std::next(it);
-    }
-    by_addr_[key_of(addr)] = session;
+    routes_.bind(session, addr);
     session->bind_send_path(std::move(path), current_tcp_);
     srs_trace("RTC: session %s bound to %s", session->cid().c_str(), addr.to_string().c_str());
 }
@@ -517,9 +475,7 @@ Error RtcServer::cycle() {
         reap();
         for (auto& l : listeners_) l->flush();
         if (now >= next_stats_) {
-            for (auto it = ended_.begin(); it != ended_.end();) {
-                it = now - it->second.at > kEndedKeep ? ended_.erase(it) : std::next(it);
-            }
+            routes_.forget_ended(now);
             if (next_stats_ != 0) log_stats(now);
             next_stats_ = now + kStatsInterval;
         }
@@ -535,12 +491,7 @@ void RtcServer::reap() {
         }
         s->detach();
         RtcSource* source = s->source();
-        for (auto it = by_addr_.begin(); it != by_addr_.end();) {
-            it = it->second == s ? by_addr_.erase(it) : std::next(it);
-        }
-        auto u = by_ufrag_.find(s->username());
-        if (u != by_ufrag_.end() && u->second == s) by_ufrag_.erase(u);
-        if (ended_.size() < kMaxEnded) ended_[s->username()] = Ended{s->params().token, monotonic_us()};
+        routes_.remove(s, monotonic_us());
         ctx_->clients().remove(s, s->failed());
         stats_.sessions_closed++;
         sessions_[i] = std::move(sessions_.back());

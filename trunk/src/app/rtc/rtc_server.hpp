@@ -21,6 +21,7 @@
 #include "app/rtc/rtc_bridge_from_live.hpp"
 #include "app/rtc/rtc_negotiate.hpp"
 #include "app/rtc/rtc_options.hpp"
+#include "app/rtc/rtc_routing_table.hpp"
 #include "app/rtc/rtc_session.hpp"
 #include "app/rtc/rtc_source.hpp"
 #include "app/rtc/rtc_tcp_conn.hpp"
@@ -32,17 +33,6 @@
 namespace srs {
 
 class UdpBatchSocket;
-
-// A transport address as a hashable key.
-struct RtcAddressKey {
-    uint8_t family = 0;
-    uint16_t port = 0;
-    uint8_t ip[16] = {};
-    bool operator==(const RtcAddressKey& o) const;
-};
-struct RtcAddressKeyHash {
-    size_t operator()(const RtcAddressKey& k) const;
-};
 
 class RtcServer : public RtcSession::AddressListener,
                   public CoroutineHandler,
@@ -108,15 +98,10 @@ class RtcServer : public RtcSession::AddressListener,
     RtcSourceManager sources_;
     LiveToRtcBridgeFactory bridge_factory_{this};
     std::vector<std::unique_ptr<RtcSession>> sessions_;
-    std::map<std::string, RtcSession*> by_ufrag_;
-    // Sessions that ended lately (ufrag -> token, when): a DELETE racing the
-    // peer's own close (a page that closes and DELETEs at once) still gets 200.
-    struct Ended {
-        std::string token;
-        utime_t at = 0;
-    };
-    std::map<std::string, Ended> ended_;
-    std::unordered_map<RtcAddressKey, RtcSession*, RtcAddressKeyHash> by_addr_;
+    // Sessions by ufrag and by verified address, and the ones that ended
+    // lately: a DELETE racing the peer's own close (a page that closes and
+    // DELETEs at once) still gets 200.
+    RtcRoutingTable routes_;
     std::unique_ptr<Coroutine> timer_;
     // While a datagram is handed to a session: where it came from (a UDP
     // listener's datagram or a TCP connection), so a verified address can be bound.
