@@ -7,6 +7,7 @@
 
 #include "app/live/live_source.hpp"
 #include "app/rtc/rtc_random.hpp"
+#include "app/rtc/rtc_session_context.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
 #include "io/udp_batch.hpp"
@@ -44,15 +45,18 @@ StunAddress stun_address_of(const sockaddr_storage& ss) {
     return StunAddress();
 }
 
-// Logs and errors while a session works carry its context id, as a
-// connection's coroutine does for RTMP (the UDP coroutine serves them all).
-class SessionContext {
+// A session's datagrams on a TCP connection (RFC 4571 frames).
+class TcpReplyPath : public RtcReplyPath {
   public:
-    explicit SessionContext(const std::string& cid) : saved_(context_id()) { set_context_id(cid); }
-    ~SessionContext() { set_context_id(saved_); }
+    explicit TcpReplyPath(RtcTcpConn* conn) : conn_(conn) {}
+    uint8_t* slot() override { return conn_->slot(); }
+    void commit(size_t len) override { conn_->commit(len); }
+    const char* transport() const override { return "tcp"; }
+    std::unique_ptr<RtcSendPath> copy() const override { return conn_->make_path(); }
+    RtcTcpConn* tcp_conn() const override { return conn_; }
 
   private:
-    std::string saved_;
+    RtcTcpConn* conn_;
 };
 
 }  // namespace
@@ -124,7 +128,7 @@ class RtcServer::Listener : public CoroutineHandler {
 
 // A session's datagrams on a UDP listener, to the address ICE verified, from
 // the local address it was reached at.
-class RtcServer::UdpPath : public RtcSendPath {
+class RtcServer::UdpPath : public RtcReplyPath {
   public:
     UdpPath(Listener* l, const sockaddr_storage& remote, socklen_t remote_len, const sockaddr_storage* local)
         : listener_(l), remote_(remote), remote_len_(remote_len), has_local_(local != nullptr) {
@@ -133,6 +137,8 @@ class RtcServer::UdpPath : public RtcSendPath {
     uint8_t* slot() override { return listener_->slot(); }
     void commit(size_t len) override { listener_->commit(len, remote_, remote_len_, has_local_ ? &local_ : nullptr); }
     const char* transport() const override { return "udp"; }
+    std::unique_ptr<RtcSendPath> copy() const override { return std::unique_ptr<RtcSendPath>(new UdpPath(*this)); }
+    RtcTcpConn* tcp_conn() const override { return nullptr; }
 
   private:
     Listener* listener_;
@@ -288,9 +294,8 @@ Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* 
     neg.params.peer.software = "srs";
     neg.params.token = rtc_random_string(16);
     std::string cid = new_context_id();
-    SessionContext context(cid);
+    RtcSessionContext context(cid);
     std::unique_ptr<RtcSession> session(new RtcSession(cid, std::move(neg.params), source, &ctx_->sources()));
-    session->set_address_listener(this);
     if (Error err = session->start(monotonic_us()); err.failed()) {
         session->detach();
         sources_.release(source);
@@ -334,94 +339,31 @@ Error RtcServer::delete_session(const std::string& session, const std::string& t
     if (s->params().token != token) {
         return SRS_ERR(kErrorRtcNoSession, "session %s: the token does not match", session.c_str());
     }
-    SessionContext context(s->cid());
+    RtcSessionContext context(s->cid());
     s->close(now, SRS_ERR(kErrorRtcSessionClosed, "DELETE of its resource"));
-    if (current_listener_ == nullptr) {
-        for (auto& l : listeners_) l->flush();
-    }
+    // The close_notify leaves now, not with the next tick (the API's
+    // coroutine never runs inside a listener's batch).
+    for (auto& l : listeners_) l->flush();
     return Error();
 }
 
 void RtcServer::on_datagram(Listener* l, int index, utime_t now) {
     const UdpRecvDatagram& d = l->socket()->datagram(index);
-    stats_.rx_packets++;
-    current_listener_ = l;
-    current_index_ = index;
-    // STUN answers go back where the request came from, bound or not.
+    // Answers go back where the datagram came from, bound or not.
     UdpPath reply(l, d.from, d.from_len, d.has_local ? &d.local : nullptr);
-    route(d.data, d.size, stun_address_of(d.from), &reply, now);
-    current_listener_ = nullptr;
-    current_index_ = -1;
+    router_.deliver(d.data, d.size, stun_address_of(d.from), &reply, now);
 }
 
 void RtcServer::on_tcp_frame(RtcTcpConn* conn, uint8_t* data, size_t size, utime_t now) {
-    stats_.rx_packets++;
     sockaddr_storage ss;
     socklen_t len = 0;
     StunAddress from;
     if (make_sockaddr(conn->peer().ip, conn->peer().port, &ss, &len).ok()) from = stun_address_of(ss);
-    current_tcp_ = conn;
-    std::unique_ptr<RtcSendPath> reply = conn->make_path();
-    route(data, size, from, reply.get(), now);
-    current_tcp_ = nullptr;
+    TcpReplyPath reply(conn);
+    router_.deliver(data, size, from, &reply, now);
     // TCP sessions are not on a UDP listener's flush: their frames are
     // already queued on the connection, and fan-out may have used the UDP slots.
     for (auto& l : listeners_) l->flush();
-}
-
-void RtcServer::route(uint8_t* data, size_t size, const StunAddress& from, RtcSendPath* reply, utime_t now) {
-    if (size == 0) {
-        stats_.rx_dropped++;
-        return;
-    }
-    DatagramKind kind = classify_datagram(data[0]);
-    if (kind == DatagramKind::kStun) stats_.rx_stun++;
-    if (kind == DatagramKind::kDtls) stats_.rx_dtls++;
-    if (kind == DatagramKind::kRtp) stats_.rx_rtp++;
-    RtcSession* session = nullptr;
-    if (Error err = routes_.find(data, size, from, &session); err.failed()) {
-        stats_.rx_dropped++;
-        if (stats_.rx_dropped <= 10 || stats_.rx_dropped % 1000 == 0) {
-            srs_warn("RTC: drop a STUN datagram from %s: %s (%llu dropped)", from.to_string().c_str(),
-                     err.summary().c_str(), (unsigned long long)stats_.rx_dropped);
-        }
-        err.ignore();
-        return;
-    }
-    if (!session) {
-        stats_.rx_unknown_addr++;
-        stats_.rx_dropped++;
-        if (stats_.rx_unknown_addr <= 10 || stats_.rx_unknown_addr % 1000 == 0) {
-            srs_warn("RTC: drop a datagram from %s (first byte %u, %zu bytes): no session for it (%llu such)",
-                     from.to_string().c_str(), data[0], size, (unsigned long long)stats_.rx_unknown_addr);
-        }
-        return;
-    }
-    SessionContext context(session->cid());
-    Error err = session->handle_datagram(data, size, from, now, reply);
-    if (err.failed()) {
-        stats_.rx_dropped++;
-        if (session->counters().dropped <= 10 || session->counters().dropped % 1000 == 0) {
-            srs_warn("RTC: session %s drops a datagram from %s: %s (%llu dropped)", session->cid().c_str(),
-                     from.to_string().c_str(), err.summary().c_str(), (unsigned long long)session->counters().dropped);
-        }
-        err.ignore();
-    }
-}
-
-void RtcServer::on_session_address(RtcSession* session, const StunAddress& addr) {
-    std::unique_ptr<RtcSendPath> path;
-    if (current_tcp_) {
-        path = current_tcp_->make_path();
-    } else if (current_listener_ && current_index_ >= 0) {
-        const UdpRecvDatagram& d = current_listener_->socket()->datagram(current_index_);
-        path.reset(new UdpPath(current_listener_, d.from, d.from_len, d.has_local ? &d.local : nullptr));
-    } else {
-        return;
-    }
-    routes_.bind(session, addr);
-    session->bind_send_path(std::move(path), current_tcp_);
-    srs_trace("RTC: session %s bound to %s", session->cid().c_str(), addr.to_string().c_str());
 }
 
 void RtcServer::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
@@ -467,7 +409,7 @@ Error RtcServer::cycle() {
             RtcSession* s = sessions_[i].get();
             // Publishers every tick (NACK, TWCC); players every 5th, staggered.
             if (s->publisher() || (tick_ + i) % 5 == 0 || s->dead()) {
-                SessionContext context(s->cid());
+                RtcSessionContext context(s->cid());
                 s->on_timer(now);
             }
         }
@@ -500,6 +442,18 @@ void RtcServer::reap() {
     }
 }
 
+RtcServer::Stats RtcServer::stats() const {
+    Stats s = stats_;
+    const RtcDatagramRouter::Stats& rx = router_.stats();
+    s.rx_packets = rx.rx_packets;
+    s.rx_stun = rx.rx_stun;
+    s.rx_dtls = rx.rx_dtls;
+    s.rx_rtp = rx.rx_rtp;
+    s.rx_unknown_addr = rx.rx_unknown_addr;
+    s.rx_dropped = rx.rx_dropped;
+    return s;
+}
+
 void RtcServer::log_stats(utime_t now) {
     (void)now;
     uint64_t sp = 0, sc = 0, sd = 0, rc = 0, gm = 0, gs = 0;
@@ -512,13 +466,14 @@ void RtcServer::log_stats(utime_t now) {
         sd += st.send_drops;
         rc += st.recv_calls;
     }
+    const RtcDatagramRouter::Stats& rx = router_.stats();
     size_t pubs = 0;
     for (auto& s : sessions_) pubs += s->publisher() ? 1 : 0;
     srs_trace("RTC: Server conns=%zu (publish %zu, play %zu), streams=%zu, rpkts=(%llu,rtp:%llu,stun:%llu,dtls:%llu,"
               "drop:%llu,recvmmsg:%llu), spkts=(%llu,sendmmsg:%llu,gso:%llu/%llu,drop:%llu)",
-              sessions_.size(), pubs, sessions_.size() - pubs, sources_.size(), (unsigned long long)stats_.rx_packets,
-              (unsigned long long)stats_.rx_rtp, (unsigned long long)stats_.rx_stun, (unsigned long long)stats_.rx_dtls,
-              (unsigned long long)stats_.rx_dropped, (unsigned long long)rc, (unsigned long long)sp,
+              sessions_.size(), pubs, sessions_.size() - pubs, sources_.size(), (unsigned long long)rx.rx_packets,
+              (unsigned long long)rx.rx_rtp, (unsigned long long)rx.rx_stun, (unsigned long long)rx.rx_dtls,
+              (unsigned long long)rx.rx_dropped, (unsigned long long)rc, (unsigned long long)sp,
               (unsigned long long)sc, (unsigned long long)gm, (unsigned long long)gs, (unsigned long long)sd);
 }
 

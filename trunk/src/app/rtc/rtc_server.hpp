@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "app/rtc/rtc_bridge_from_live.hpp"
+#include "app/rtc/rtc_datagram_router.hpp"
 #include "app/rtc/rtc_negotiate.hpp"
 #include "app/rtc/rtc_options.hpp"
 #include "app/rtc/rtc_routing_table.hpp"
@@ -34,8 +35,7 @@ namespace srs {
 
 class UdpBatchSocket;
 
-class RtcServer : public RtcSession::AddressListener,
-                  public CoroutineHandler,
+class RtcServer : public CoroutineHandler,
                   public TcpClientHandler,
                   public RtcTcpOwner {
   public:
@@ -61,7 +61,6 @@ class RtcServer : public RtcSession::AddressListener,
     // has rtc.enabled and rtc.rtmp_to_rtc (the source manager asks).
     std::unique_ptr<LiveSourceBridge> create_live_bridge(LiveSource* source);
 
-    void on_session_address(RtcSession* session, const StunAddress& addr) override;
     // rtc_server.tcp: a connection carrying RFC 4571 frames.
     void on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) override;
     void on_tcp_frame(RtcTcpConn* conn, uint8_t* data, size_t size, utime_t now) override;
@@ -70,7 +69,7 @@ class RtcServer : public RtcSession::AddressListener,
         uint64_t rx_packets = 0, rx_stun = 0, rx_dtls = 0, rx_rtp = 0, rx_unknown_addr = 0, rx_dropped = 0;
         uint64_t sessions_created = 0, sessions_refused = 0, sessions_closed = 0;
     };
-    const Stats& stats() const { return stats_; }
+    Stats stats() const;
 
   private:
     // Claims the stream for a WHIP publisher in the stream registry;
@@ -83,8 +82,6 @@ class RtcServer : public RtcSession::AddressListener,
 
     Error cycle() override;  // the timer coroutine
     void on_datagram(Listener* l, int index, utime_t now);
-    // Finds the session of a datagram and hands it over; `reply` reaches `from`.
-    void route(uint8_t* data, size_t size, const StunAddress& from, RtcSendPath* reply, utime_t now);
     void reap_tcp();
     void reap();
     void log_stats(utime_t now);
@@ -102,12 +99,8 @@ class RtcServer : public RtcSession::AddressListener,
     // lately: a DELETE racing the peer's own close (a page that closes and
     // DELETEs at once) still gets 200.
     RtcRoutingTable routes_;
+    RtcDatagramRouter router_{&routes_};
     std::unique_ptr<Coroutine> timer_;
-    // While a datagram is handed to a session: where it came from (a UDP
-    // listener's datagram or a TCP connection), so a verified address can be bound.
-    Listener* current_listener_ = nullptr;
-    int current_index_ = -1;
-    RtcTcpConn* current_tcp_ = nullptr;
     std::unique_ptr<TcpAcceptor> tcp_acceptor_;
     std::vector<std::unique_ptr<RtcTcpConn>> tcp_conns_;
     std::vector<std::string> detected_;
