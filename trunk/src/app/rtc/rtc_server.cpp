@@ -8,9 +8,9 @@
 #include "app/live/live_source.hpp"
 #include "app/rtc/rtc_random.hpp"
 #include "app/rtc/rtc_session_context.hpp"
+#include "app/rtc/rtc_udp_io.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
-#include "io/udp_batch.hpp"
 #include "kernel/demux.hpp"
 #include "kernel/stun/stun.hpp"
 #include "protocol/rtc/srtp.hpp"
@@ -21,29 +21,8 @@ namespace {
 
 constexpr utime_t kTick = 20 * kUsPerMs;
 constexpr utime_t kStatsInterval = 10 * kUsPerSecond;
-// Send slots per socket: a batch's answers and fan-out before a sendmmsg.
-constexpr size_t kArenaSlots = 512;
-// Socket buffers asked for (the kernel caps them at rmem_max/wmem_max).
-constexpr int kSocketBuffer = 8 * 1024 * 1024;
 // How often detected interface addresses are looked up again.
 constexpr utime_t kDetectInterval = 60 * kUsPerSecond;
-
-StunAddress stun_address_of(const sockaddr_storage& ss) {
-    if (ss.ss_family == AF_INET) {
-        const sockaddr_in* in = reinterpret_cast<const sockaddr_in*>(&ss);
-        return StunAddress::ipv4(ntohl(in->sin_addr.s_addr), ntohs(in->sin_port));
-    }
-    if (ss.ss_family == AF_INET6) {
-        const sockaddr_in6* in6 = reinterpret_cast<const sockaddr_in6*>(&ss);
-        if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
-            uint32_t v4;
-            memcpy(&v4, in6->sin6_addr.s6_addr + 12, 4);
-            return StunAddress::ipv4(ntohl(v4), ntohs(in6->sin6_port));
-        }
-        return StunAddress::ipv6(in6->sin6_addr.s6_addr, ntohs(in6->sin6_port));
-    }
-    return StunAddress();
-}
 
 // A session's datagrams on a TCP connection (RFC 4571 frames).
 class TcpReplyPath : public RtcReplyPath {
@@ -61,93 +40,6 @@ class TcpReplyPath : public RtcReplyPath {
 
 }  // namespace
 
-// One UDP socket, its coroutine and its send slots.
-class RtcServer::Listener : public CoroutineHandler {
-  public:
-    Listener(RtcServer* server, UdpBatchSocket* socket) : server_(server), socket_(socket), coroutine_("rtc-udp", this) {
-        arena_.resize(kArenaSlots * kRtcSlotSize);
-    }
-    ~Listener() override { coroutine_.stop(); }
-    Error start() { return coroutine_.start(); }
-    void stop() { coroutine_.stop(); }
-    UdpBatchSocket* socket() { return socket_.get(); }
-
-    uint8_t* slot() {
-        if (next_ == kArenaSlots) flush();
-        return &arena_[next_ * kRtcSlotSize];
-    }
-    void commit(size_t len, const sockaddr_storage& to, socklen_t to_len, const sockaddr_storage* local) {
-        socket_->queue(&arena_[next_ * kRtcSlotSize], len, reinterpret_cast<const sockaddr*>(&to), to_len, local);
-        next_++;
-    }
-    // Never waits: a datagram the kernel has no room for is dropped (counted),
-    // as the network would, and no coroutine can interleave with the slots.
-    void flush() {
-        if (socket_->queued() > 0) {
-            bool gso = socket_->gso();
-            if (Error err = socket_->flush(0); err.failed()) {
-                srs_warn("RTC: send: %s", err.summary().c_str());
-            }
-            if (gso && !socket_->gso()) {
-                srs_warn("RTC: UDP GSO refused (%s): datagrams go one by one from now on",
-                         strerror(socket_->gso_disabled_errno()));
-            }
-        }
-        next_ = 0;
-    }
-
-  private:
-    Error cycle() override {
-        while (true) {
-            if (Error err = coroutine_.pull(); err.failed()) return err;
-            int n = 0;
-            if (Error err = socket_->recv_batch(-1, &n); err.failed()) {
-                if (err.code() == kErrorThreadInterrupted) return err;
-                srs_warn("RTC: recv: %s", err.summary().c_str());
-                err.ignore();
-                sleep_us(10 * kUsPerMs).ignore();
-                continue;
-            }
-            utime_t now = monotonic_us();
-            {
-                // The batch's publisher packets reach each player in a row
-                // (a video frame's packets: one GSO message per player).
-                RtcFanOutBatch batch(&server_->sources_, now);
-                for (int i = 0; i < n; i++) server_->on_datagram(this, i, now);
-            }
-            flush();
-        }
-    }
-
-    RtcServer* server_;
-    std::unique_ptr<UdpBatchSocket> socket_;
-    Coroutine coroutine_;
-    std::vector<uint8_t> arena_;
-    size_t next_ = 0;
-};
-
-// A session's datagrams on a UDP listener, to the address ICE verified, from
-// the local address it was reached at.
-class RtcServer::UdpPath : public RtcReplyPath {
-  public:
-    UdpPath(Listener* l, const sockaddr_storage& remote, socklen_t remote_len, const sockaddr_storage* local)
-        : listener_(l), remote_(remote), remote_len_(remote_len), has_local_(local != nullptr) {
-        if (local) local_ = *local;
-    }
-    uint8_t* slot() override { return listener_->slot(); }
-    void commit(size_t len) override { listener_->commit(len, remote_, remote_len_, has_local_ ? &local_ : nullptr); }
-    const char* transport() const override { return "udp"; }
-    std::unique_ptr<RtcSendPath> copy() const override { return std::unique_ptr<RtcSendPath>(new UdpPath(*this)); }
-    RtcTcpConn* tcp_conn() const override { return nullptr; }
-
-  private:
-    Listener* listener_;
-    sockaddr_storage remote_;
-    socklen_t remote_len_;
-    bool has_local_;
-    sockaddr_storage local_{};
-};
-
 RtcServer::RtcServer(LiveContext* ctx) : ctx_(ctx) {}
 
 RtcServer::~RtcServer() { stop(); }
@@ -158,21 +50,7 @@ Error RtcServer::start(const RtcServerOptions& options) {
     if (Error err = srtp_library_init(); err.failed()) return SRS_WRAP(err, "srtp");
     DtlsKeyType type = options.ecdsa ? DtlsKeyType::kEcdsaP256 : DtlsKeyType::kRsa2048;
     if (Error err = DtlsCertificate::create(type, &certificate_); err.failed()) return SRS_WRAP(err, "certificate");
-    int sockets = options.reuseport < 1 ? 1 : options.reuseport;
-    for (int i = 0; i < sockets; i++) {
-        UdpBatchSocket* s = nullptr;
-        std::string ip = options.ipv6 ? "::" : "0.0.0.0";
-        if (Error err = UdpBatchSocket::bind(ip, options.udp_port, true, kSocketBuffer, kSocketBuffer,
-                                             &s);
-            err.failed()) {
-            return SRS_WRAP(err, "rtc_server.listen udp %d", options.udp_port);
-        }
-        s->set_gso(options.gso);
-        listeners_.emplace_back(new Listener(this, s));
-    }
-    for (auto& l : listeners_) {
-        if (Error err = l->start(); err.failed()) return SRS_WRAP(err, "rtc listener");
-    }
+    if (Error err = udp_.start(options); err.failed()) return err;
     if (options.tcp_enabled) {
         std::string ip = options.ipv6 ? "::" : "0.0.0.0";
         tcp_acceptor_.reset(new TcpAcceptor("RTC-TCP", ip, options.tcp_port, this));
@@ -187,8 +65,9 @@ Error RtcServer::start(const RtcServerOptions& options) {
     detected_ = detected_addresses();
     std::string cands;
     for (const auto& ip : detected_) cands += (cands.empty() ? "" : ",") + ip;
-    const char* gso = listeners_[0]->socket()->gso() ? "on" : options.gso ? "off (not in this kernel)" : "off";
-    srs_trace("RTC: server listen udp :%d (%d socket%s), candidate %s%s%s, dtls %s, srtp %s, gso %s", options.udp_port,
+    size_t sockets = udp_.socket_count();
+    const char* gso = udp_.gso() ? "on" : options.gso ? "off (not in this kernel)" : "off";
+    srs_trace("RTC: server listen udp :%d (%zu socket%s), candidate %s%s%s, dtls %s, srtp %s, gso %s", options.udp_port,
               sockets, sockets > 1 ? "s" : "", options.candidate.c_str(), options.candidate == "*" ? " -> " : "",
               options.candidate == "*" ? cands.c_str() : "", options.ecdsa ? "ecdsa" : "rsa",
               options.encrypt ? "on" : "off", gso);
@@ -199,14 +78,14 @@ void RtcServer::stop() {
     if (started_) ctx_->sources().set_bridge_factory(nullptr);  // bridges go before the sources they feed
     if (tcp_acceptor_) tcp_acceptor_->close();
     if (timer_) timer_->stop();
-    for (auto& l : listeners_) l->stop();
+    udp_.stop();
     utime_t now = monotonic_us();
     for (auto& s : sessions_) s->close(now, SRS_ERR(kErrorRtcSessionClosed, "server stops"));
-    for (auto& l : listeners_) l->flush();
+    udp_.flush();
     for (auto& c : tcp_conns_) c->stop();
     reap_tcp();
     reap();
-    listeners_.clear();
+    udp_.close();
     started_ = false;
 }
 
@@ -343,27 +222,20 @@ Error RtcServer::delete_session(const std::string& session, const std::string& t
     s->close(now, SRS_ERR(kErrorRtcSessionClosed, "DELETE of its resource"));
     // The close_notify leaves now, not with the next tick (the API's
     // coroutine never runs inside a listener's batch).
-    for (auto& l : listeners_) l->flush();
+    udp_.flush();
     return Error();
-}
-
-void RtcServer::on_datagram(Listener* l, int index, utime_t now) {
-    const UdpRecvDatagram& d = l->socket()->datagram(index);
-    // Answers go back where the datagram came from, bound or not.
-    UdpPath reply(l, d.from, d.from_len, d.has_local ? &d.local : nullptr);
-    router_.deliver(d.data, d.size, stun_address_of(d.from), &reply, now);
 }
 
 void RtcServer::on_tcp_frame(RtcTcpConn* conn, uint8_t* data, size_t size, utime_t now) {
     sockaddr_storage ss;
     socklen_t len = 0;
     StunAddress from;
-    if (make_sockaddr(conn->peer().ip, conn->peer().port, &ss, &len).ok()) from = stun_address_of(ss);
+    if (make_sockaddr(conn->peer().ip, conn->peer().port, &ss, &len).ok()) from = rtc_stun_address(ss);
     TcpReplyPath reply(conn);
     router_.deliver(data, size, from, &reply, now);
     // TCP sessions are not on a UDP listener's flush: their frames are
     // already queued on the connection, and fan-out may have used the UDP slots.
-    for (auto& l : listeners_) l->flush();
+    udp_.flush();
 }
 
 void RtcServer::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
@@ -415,7 +287,7 @@ Error RtcServer::cycle() {
         }
         reap_tcp();
         reap();
-        for (auto& l : listeners_) l->flush();
+        udp_.flush();
         if (now >= next_stats_) {
             routes_.forget_ended(now);
             if (next_stats_ != 0) log_stats(now);
@@ -456,16 +328,7 @@ RtcServer::Stats RtcServer::stats() const {
 
 void RtcServer::log_stats(utime_t now) {
     (void)now;
-    uint64_t sp = 0, sc = 0, sd = 0, rc = 0, gm = 0, gs = 0;
-    for (auto& l : listeners_) {
-        const auto& st = l->socket()->stats();
-        gm += st.gso_messages;
-        gs += st.gso_segments;
-        sp += st.send_packets;
-        sc += st.send_calls;
-        sd += st.send_drops;
-        rc += st.recv_calls;
-    }
+    UdpBatchSocket::Stats io = udp_.totals();
     const RtcDatagramRouter::Stats& rx = router_.stats();
     size_t pubs = 0;
     for (auto& s : sessions_) pubs += s->publisher() ? 1 : 0;
@@ -473,8 +336,9 @@ void RtcServer::log_stats(utime_t now) {
               "drop:%llu,recvmmsg:%llu), spkts=(%llu,sendmmsg:%llu,gso:%llu/%llu,drop:%llu)",
               sessions_.size(), pubs, sessions_.size() - pubs, sources_.size(), (unsigned long long)rx.rx_packets,
               (unsigned long long)rx.rx_rtp, (unsigned long long)rx.rx_stun, (unsigned long long)rx.rx_dtls,
-              (unsigned long long)rx.rx_dropped, (unsigned long long)rc, (unsigned long long)sp,
-              (unsigned long long)sc, (unsigned long long)gm, (unsigned long long)gs, (unsigned long long)sd);
+              (unsigned long long)rx.rx_dropped, (unsigned long long)io.recv_calls, (unsigned long long)io.send_packets,
+              (unsigned long long)io.send_calls, (unsigned long long)io.gso_messages, (unsigned long long)io.gso_segments,
+              (unsigned long long)io.send_drops);
 }
 
 }  // namespace srs

@@ -26,14 +26,13 @@
 #include "app/rtc/rtc_session.hpp"
 #include "app/rtc/rtc_source.hpp"
 #include "app/rtc/rtc_tcp_conn.hpp"
+#include "app/rtc/rtc_udp_io.hpp"
 #include "app/conn/live_context.hpp"
 #include "app/conn/tcp_acceptor.hpp"
 #include "io/coroutine.hpp"
 #include "protocol/rtc/dtls.hpp"
 
 namespace srs {
-
-class UdpBatchSocket;
 
 class RtcServer : public CoroutineHandler,
                   public TcpClientHandler,
@@ -75,13 +74,8 @@ class RtcServer : public CoroutineHandler,
     // Claims the stream for a WHIP publisher in the stream registry;
     // kErrorRtcSourceBusy when another origin owns it.
     Error claim_for_publish(const RtcSessionRequest& req);
-    class Listener;
-    class UdpPath;
-    friend class Listener;
-    friend class UdpPath;
 
     Error cycle() override;  // the timer coroutine
-    void on_datagram(Listener* l, int index, utime_t now);
     void reap_tcp();
     void reap();
     void log_stats(utime_t now);
@@ -91,15 +85,16 @@ class RtcServer : public CoroutineHandler,
     RtcServerOptions options_;
     bool started_ = false;
     std::shared_ptr<DtlsCertificate> certificate_;
-    std::vector<std::unique_ptr<Listener>> listeners_;
     RtcSourceManager sources_;
     LiveToRtcBridgeFactory bridge_factory_{this};
-    std::vector<std::unique_ptr<RtcSession>> sessions_;
     // Sessions by ufrag and by verified address, and the ones that ended
     // lately: a DELETE racing the peer's own close (a page that closes and
     // DELETEs at once) still gets 200.
     RtcRoutingTable routes_;
     RtcDatagramRouter router_{&routes_};
+    RtcUdpIo udp_{&router_, &sources_};
+    // Declared after the IO their send paths point into, so freed before it.
+    std::vector<std::unique_ptr<RtcSession>> sessions_;
     std::unique_ptr<Coroutine> timer_;
     std::unique_ptr<TcpAcceptor> tcp_acceptor_;
     std::vector<std::unique_ptr<RtcTcpConn>> tcp_conns_;
