@@ -8,6 +8,7 @@
 #include "app/live/live_source.hpp"
 #include "app/rtc/rtc_random.hpp"
 #include "app/rtc/rtc_session_context.hpp"
+#include "app/rtc/rtc_tcp_io.hpp"
 #include "app/rtc/rtc_udp_io.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
@@ -24,20 +25,6 @@ constexpr utime_t kStatsInterval = 10 * kUsPerSecond;
 // How often detected interface addresses are looked up again.
 constexpr utime_t kDetectInterval = 60 * kUsPerSecond;
 
-// A session's datagrams on a TCP connection (RFC 4571 frames).
-class TcpReplyPath : public RtcReplyPath {
-  public:
-    explicit TcpReplyPath(RtcTcpConn* conn) : conn_(conn) {}
-    uint8_t* slot() override { return conn_->slot(); }
-    void commit(size_t len) override { conn_->commit(len); }
-    const char* transport() const override { return "tcp"; }
-    std::unique_ptr<RtcSendPath> copy() const override { return conn_->make_path(); }
-    RtcTcpConn* tcp_conn() const override { return conn_; }
-
-  private:
-    RtcTcpConn* conn_;
-};
-
 }  // namespace
 
 RtcServer::RtcServer(LiveContext* ctx) : ctx_(ctx) {}
@@ -51,13 +38,7 @@ Error RtcServer::start(const RtcServerOptions& options) {
     DtlsKeyType type = options.ecdsa ? DtlsKeyType::kEcdsaP256 : DtlsKeyType::kRsa2048;
     if (Error err = DtlsCertificate::create(type, &certificate_); err.failed()) return SRS_WRAP(err, "certificate");
     if (Error err = udp_.start(options); err.failed()) return err;
-    if (options.tcp_enabled) {
-        std::string ip = options.ipv6 ? "::" : "0.0.0.0";
-        tcp_acceptor_.reset(new TcpAcceptor("RTC-TCP", ip, options.tcp_port, this));
-        if (Error err = tcp_acceptor_->listen(); err.failed()) {
-            return SRS_WRAP(err, "rtc_server.tcp.listen %d", options.tcp_port);
-        }
-    }
+    if (Error err = tcp_.start(options); err.failed()) return err;
     timer_.reset(new Coroutine("rtc-timer", this));
     if (Error err = timer_->start(); err.failed()) return SRS_WRAP(err, "rtc timer");
     started_ = true;
@@ -76,14 +57,14 @@ Error RtcServer::start(const RtcServerOptions& options) {
 
 void RtcServer::stop() {
     if (started_) ctx_->sources().set_bridge_factory(nullptr);  // bridges go before the sources they feed
-    if (tcp_acceptor_) tcp_acceptor_->close();
+    tcp_.close();
     if (timer_) timer_->stop();
     udp_.stop();
     utime_t now = monotonic_us();
     for (auto& s : sessions_) s->close(now, SRS_ERR(kErrorRtcSessionClosed, "server stops"));
     udp_.flush();
-    for (auto& c : tcp_conns_) c->stop();
-    reap_tcp();
+    tcp_.stop_connections();
+    tcp_.reap(sessions_);
     reap();
     udp_.close();
     started_ = false;
@@ -226,51 +207,6 @@ Error RtcServer::delete_session(const std::string& session, const std::string& t
     return Error();
 }
 
-void RtcServer::on_tcp_frame(RtcTcpConn* conn, uint8_t* data, size_t size, utime_t now) {
-    sockaddr_storage ss;
-    socklen_t len = 0;
-    StunAddress from;
-    if (make_sockaddr(conn->peer().ip, conn->peer().port, &ss, &len).ok()) from = rtc_stun_address(ss);
-    TcpReplyPath reply(conn);
-    router_.deliver(data, size, from, &reply, now);
-    // TCP sessions are not on a UDP listener's flush: their frames are
-    // already queued on the connection, and fan-out may have used the UDP slots.
-    udp_.flush();
-}
-
-void RtcServer::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
-    (void)acceptor;
-    std::unique_ptr<RtcTcpConn> c(new RtcTcpConn(this, conn));
-    if (Error err = c->start(); err.failed()) {
-        srs_warn("RTC: tcp %s: %s", c->peer().to_string().c_str(), err.summary().c_str());
-        err.ignore();
-        c->stop();
-        return;
-    }
-    tcp_conns_.push_back(std::move(c));
-}
-
-void RtcServer::reap_tcp() {
-    for (size_t i = 0; i < tcp_conns_.size();) {
-        RtcTcpConn* c = tcp_conns_[i].get();
-        if (!c->done()) {
-            i++;
-            continue;
-        }
-        // Its sessions lose their transport: they end now (a peer that
-        // reconnects signals again).
-        for (auto& s : sessions_) {
-            if (s->tcp_conn() == c) {
-                s->bind_send_path(nullptr, nullptr);
-                s->close(monotonic_us(), SRS_ERR(kErrorRtcSessionClosed, "its TCP connection closed"));
-            }
-        }
-        c->stop();
-        tcp_conns_[i] = std::move(tcp_conns_.back());
-        tcp_conns_.pop_back();
-    }
-}
-
 Error RtcServer::cycle() {
     while (true) {
         if (Error err = timer_->pull(); err.failed()) return err;
@@ -285,7 +221,7 @@ Error RtcServer::cycle() {
                 s->on_timer(now);
             }
         }
-        reap_tcp();
+        tcp_.reap(sessions_);
         reap();
         udp_.flush();
         if (now >= next_stats_) {

@@ -25,18 +25,15 @@
 #include "app/rtc/rtc_routing_table.hpp"
 #include "app/rtc/rtc_session.hpp"
 #include "app/rtc/rtc_source.hpp"
-#include "app/rtc/rtc_tcp_conn.hpp"
+#include "app/rtc/rtc_tcp_io.hpp"
 #include "app/rtc/rtc_udp_io.hpp"
 #include "app/conn/live_context.hpp"
-#include "app/conn/tcp_acceptor.hpp"
 #include "io/coroutine.hpp"
 #include "protocol/rtc/dtls.hpp"
 
 namespace srs {
 
-class RtcServer : public CoroutineHandler,
-                  public TcpClientHandler,
-                  public RtcTcpOwner {
+class RtcServer : public CoroutineHandler {
   public:
     explicit RtcServer(LiveContext* ctx);
     ~RtcServer() override;
@@ -60,10 +57,6 @@ class RtcServer : public CoroutineHandler,
     // has rtc.enabled and rtc.rtmp_to_rtc (the source manager asks).
     std::unique_ptr<LiveSourceBridge> create_live_bridge(LiveSource* source);
 
-    // rtc_server.tcp: a connection carrying RFC 4571 frames.
-    void on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) override;
-    void on_tcp_frame(RtcTcpConn* conn, uint8_t* data, size_t size, utime_t now) override;
-
     struct Stats {
         uint64_t rx_packets = 0, rx_stun = 0, rx_dtls = 0, rx_rtp = 0, rx_unknown_addr = 0, rx_dropped = 0;
         uint64_t sessions_created = 0, sessions_refused = 0, sessions_closed = 0;
@@ -76,7 +69,6 @@ class RtcServer : public CoroutineHandler,
     Error claim_for_publish(const RtcSessionRequest& req);
 
     Error cycle() override;  // the timer coroutine
-    void reap_tcp();
     void reap();
     void log_stats(utime_t now);
     std::vector<std::string> detected_addresses();
@@ -93,11 +85,10 @@ class RtcServer : public CoroutineHandler,
     RtcRoutingTable routes_;
     RtcDatagramRouter router_{&routes_};
     RtcUdpIo udp_{&router_, &sources_};
+    RtcTcpIo tcp_{&router_, &udp_};
     // Declared after the IO their send paths point into, so freed before it.
     std::vector<std::unique_ptr<RtcSession>> sessions_;
     std::unique_ptr<Coroutine> timer_;
-    std::unique_ptr<TcpAcceptor> tcp_acceptor_;
-    std::vector<std::unique_ptr<RtcTcpConn>> tcp_conns_;
     std::vector<std::string> detected_;
     utime_t detected_at_ = -1;
     utime_t next_stats_ = 0;
