@@ -1,21 +1,21 @@
-// The WebRTC server: one UDP port (rtc_server.listen, SO_REUSEPORT sockets
-// when rtc_server.reuseport > 1) carries every session, and the sessions the
-// signalling API creates.
+// The WebRTC server: owns the sessions and wires the parts that serve them.
 //
-// A listener coroutine per socket reads batches (recvmmsg), finds the session
-// of each datagram by the sender's address, or, for a STUN request from an
-// address not seen yet, by the ufrag its USERNAME names (the session's peer
-// then verifies MESSAGE-INTEGRITY and FINGERPRINT before anything is bound),
-// and hands it over. What sessions send (answers, DTLS, fan-out to players)
-// is protected into the listener's send slots and leaves with one sendmmsg
-// per batch. A timer coroutine drives the sessions' clocks (DTLS, feedback,
-// reports, stun timeouts) every 20 ms and frees the sessions that ended.
+//   RtcSignalling      offer -> negotiated, started session (the registry
+//                      claim for publishers), DELETE with its token;
+//   RtcRoutingTable    sessions by ufrag and by verified address, and the
+//                      ones that ended lately (a DELETE racing a close);
+//   RtcDatagramRouter  a datagram -> its session, binding the address the
+//                      session's peer verified (the datagram's reply path
+//                      carries its origin);
+//   RtcUdpIo/RtcTcpIo  rtc_server.listen's sockets (recvmmsg/sendmmsg
+//                      batches) and rtc_server.tcp's RFC 4571 connections.
+//
+// A timer coroutine drives the sessions' clocks (DTLS, feedback, reports,
+// stun timeouts) every 20 ms and frees the sessions that ended.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "app/rtc/rtc_bridge_from_live.hpp"
@@ -24,6 +24,7 @@
 #include "app/rtc/rtc_options.hpp"
 #include "app/rtc/rtc_routing_table.hpp"
 #include "app/rtc/rtc_session.hpp"
+#include "app/rtc/rtc_signalling.hpp"
 #include "app/rtc/rtc_source.hpp"
 #include "app/rtc/rtc_tcp_io.hpp"
 #include "app/rtc/rtc_udp_io.hpp"
@@ -64,14 +65,9 @@ class RtcServer : public CoroutineHandler {
     Stats stats() const;
 
   private:
-    // Claims the stream for a WHIP publisher in the stream registry;
-    // kErrorRtcSourceBusy when another origin owns it.
-    Error claim_for_publish(const RtcSessionRequest& req);
-
     Error cycle() override;  // the timer coroutine
     void reap();
     void log_stats(utime_t now);
-    std::vector<std::string> detected_addresses();
 
     LiveContext* ctx_;
     RtcServerOptions options_;
@@ -86,14 +82,13 @@ class RtcServer : public CoroutineHandler {
     RtcDatagramRouter router_{&routes_};
     RtcUdpIo udp_{&router_, &sources_};
     RtcTcpIo tcp_{&router_, &udp_};
+    RtcSignalling signalling_{ctx_, &sources_, &routes_};
     // Declared after the IO their send paths point into, so freed before it.
     std::vector<std::unique_ptr<RtcSession>> sessions_;
     std::unique_ptr<Coroutine> timer_;
-    std::vector<std::string> detected_;
-    utime_t detected_at_ = -1;
     utime_t next_stats_ = 0;
     uint64_t tick_ = 0;
-    Stats stats_;
+    uint64_t sessions_closed_ = 0;
 };
 
 }  // namespace srs
