@@ -10,14 +10,15 @@ namespace srs {
 
 namespace {
 
-// A session's datagrams on a TCP connection (RFC 4571 frames).
-class TcpReplyPath : public RtcReplyPath {
+// A session's datagrams on a TCP connection (RFC 4571 frames): a frame's
+// answers, and the path of the session bound to the connection.
+class TcpPath : public RtcReplyPath {
   public:
-    explicit TcpReplyPath(RtcTcpConn* conn) : conn_(conn) {}
+    explicit TcpPath(RtcTcpConn* conn) : conn_(conn) {}
     uint8_t* slot() override { return conn_->slot(); }
     void commit(size_t len) override { conn_->commit(len); }
     const char* transport() const override { return "tcp"; }
-    std::unique_ptr<RtcSendPath> copy() const override { return conn_->make_path(); }
+    std::unique_ptr<RtcSendPath> copy() const override { return std::unique_ptr<RtcSendPath>(new TcpPath(conn_)); }
     RtcTcpConn* tcp_conn() const override { return conn_; }
 
   private:
@@ -49,7 +50,7 @@ void RtcTcpIo::on_tcp_frame(RtcTcpConn* conn, uint8_t* data, size_t size, utime_
     socklen_t len = 0;
     StunAddress from;
     if (make_sockaddr(conn->peer().ip, conn->peer().port, &ss, &len).ok()) from = rtc_stun_address(ss);
-    TcpReplyPath reply(conn);
+    TcpPath reply(conn);
     router_->deliver(data, size, from, &reply, now);
     // TCP sessions are not on a UDP listener's flush: their frames are
     // already queued on the connection, and fan-out may have used the UDP slots.
