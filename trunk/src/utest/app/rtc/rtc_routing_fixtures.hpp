@@ -3,6 +3,7 @@
 // password make it a verified check for a session of ufrag "evtj".
 #pragma once
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,7 +53,7 @@ class RtcTestSessions {
   public:
     RtcTestSessions() {
         Error err = DtlsCertificate::create(DtlsKeyType::kEcdsaP256, &cert_);
-        if (err.failed()) abort();
+        if (err.failed()) abort();  // no session can be made: every test of the file would crash anyway
     }
     std::unique_ptr<RtcSession> make(const std::string& ufrag, const std::string& token) {
         RtcSessionParams p;
