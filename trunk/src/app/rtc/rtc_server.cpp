@@ -1,17 +1,9 @@
 #include "app/rtc/rtc_server.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
-#include <cstring>
-
 #include "app/live/live_source.hpp"
-#include "app/rtc/rtc_random.hpp"
+#include "app/rtc/rtc_session_context.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
-#include "io/udp_batch.hpp"
-#include "kernel/demux.hpp"
-#include "kernel/stun/stun.hpp"
 #include "protocol/rtc/srtp.hpp"
 
 namespace srs {
@@ -20,153 +12,8 @@ namespace {
 
 constexpr utime_t kTick = 20 * kUsPerMs;
 constexpr utime_t kStatsInterval = 10 * kUsPerSecond;
-// Send slots per socket: a batch's answers and fan-out before a sendmmsg.
-constexpr size_t kArenaSlots = 512;
-// Socket buffers asked for (the kernel caps them at rmem_max/wmem_max).
-constexpr int kSocketBuffer = 8 * 1024 * 1024;
-// Ended sessions remembered for a late DELETE.
-constexpr size_t kMaxEnded = 4096;
-constexpr utime_t kEndedKeep = 60 * kUsPerSecond;
-// How often detected interface addresses are looked up again.
-constexpr utime_t kDetectInterval = 60 * kUsPerSecond;
-
-RtcAddressKey key_of(const StunAddress& a) {
-    RtcAddressKey k;
-    k.family = a.family;
-    k.port = a.port;
-    memcpy(k.ip, a.ip, sizeof(k.ip));
-    return k;
-}
-
-StunAddress stun_address_of(const sockaddr_storage& ss) {
-    if (ss.ss_family == AF_INET) {
-        const sockaddr_in* in = reinterpret_cast<const sockaddr_in*>(&ss);
-        return StunAddress::ipv4(ntohl(in->sin_addr.s_addr), ntohs(in->sin_port));
-    }
-    if (ss.ss_family == AF_INET6) {
-        const sockaddr_in6* in6 = reinterpret_cast<const sockaddr_in6*>(&ss);
-        if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
-            uint32_t v4;
-            memcpy(&v4, in6->sin6_addr.s6_addr + 12, 4);
-            return StunAddress::ipv4(ntohl(v4), ntohs(in6->sin6_port));
-        }
-        return StunAddress::ipv6(in6->sin6_addr.s6_addr, ntohs(in6->sin6_port));
-    }
-    return StunAddress();
-}
-
-// Logs and errors while a session works carry its context id, as a
-// connection's coroutine does for RTMP (the UDP coroutine serves them all).
-class SessionContext {
-  public:
-    explicit SessionContext(const std::string& cid) : saved_(context_id()) { set_context_id(cid); }
-    ~SessionContext() { set_context_id(saved_); }
-
-  private:
-    std::string saved_;
-};
 
 }  // namespace
-
-bool RtcAddressKey::operator==(const RtcAddressKey& o) const {
-    return family == o.family && port == o.port && memcmp(ip, o.ip, sizeof(ip)) == 0;
-}
-
-size_t RtcAddressKeyHash::operator()(const RtcAddressKey& k) const {
-    uint64_t h = 1469598103934665603ull;
-    auto mix = [&h](uint8_t b) { h = (h ^ b) * 1099511628211ull; };
-    mix(k.family);
-    mix(static_cast<uint8_t>(k.port));
-    mix(static_cast<uint8_t>(k.port >> 8));
-    size_t n = k.family == StunAddress::kIpv4 ? 4 : 16;
-    for (size_t i = 0; i < n; i++) mix(k.ip[i]);
-    return static_cast<size_t>(h);
-}
-
-// One UDP socket, its coroutine and its send slots.
-class RtcServer::Listener : public CoroutineHandler {
-  public:
-    Listener(RtcServer* server, UdpBatchSocket* socket) : server_(server), socket_(socket), coroutine_("rtc-udp", this) {
-        arena_.resize(kArenaSlots * kRtcSlotSize);
-    }
-    ~Listener() override { coroutine_.stop(); }
-    Error start() { return coroutine_.start(); }
-    void stop() { coroutine_.stop(); }
-    UdpBatchSocket* socket() { return socket_.get(); }
-
-    uint8_t* slot() {
-        if (next_ == kArenaSlots) flush();
-        return &arena_[next_ * kRtcSlotSize];
-    }
-    void commit(size_t len, const sockaddr_storage& to, socklen_t to_len, const sockaddr_storage* local) {
-        socket_->queue(&arena_[next_ * kRtcSlotSize], len, reinterpret_cast<const sockaddr*>(&to), to_len, local);
-        next_++;
-    }
-    // Never waits: a datagram the kernel has no room for is dropped (counted),
-    // as the network would, and no coroutine can interleave with the slots.
-    void flush() {
-        if (socket_->queued() > 0) {
-            bool gso = socket_->gso();
-            if (Error err = socket_->flush(0); err.failed()) {
-                srs_warn("RTC: send: %s", err.summary().c_str());
-            }
-            if (gso && !socket_->gso()) {
-                srs_warn("RTC: UDP GSO refused (%s): datagrams go one by one from now on",
-                         strerror(socket_->gso_disabled_errno()));
-            }
-        }
-        next_ = 0;
-    }
-
-  private:
-    Error cycle() override {
-        while (true) {
-            if (Error err = coroutine_.pull(); err.failed()) return err;
-            int n = 0;
-            if (Error err = socket_->recv_batch(-1, &n); err.failed()) {
-                if (err.code() == kErrorThreadInterrupted) return err;
-                srs_warn("RTC: recv: %s", err.summary().c_str());
-                err.ignore();
-                sleep_us(10 * kUsPerMs).ignore();
-                continue;
-            }
-            utime_t now = monotonic_us();
-            {
-                // The batch's publisher packets reach each player in a row
-                // (a video frame's packets: one GSO message per player).
-                RtcFanOutBatch batch(&server_->sources_, now);
-                for (int i = 0; i < n; i++) server_->on_datagram(this, i, now);
-            }
-            flush();
-        }
-    }
-
-    RtcServer* server_;
-    std::unique_ptr<UdpBatchSocket> socket_;
-    Coroutine coroutine_;
-    std::vector<uint8_t> arena_;
-    size_t next_ = 0;
-};
-
-// A session's datagrams on a UDP listener, to the address ICE verified, from
-// the local address it was reached at.
-class RtcServer::UdpPath : public RtcSendPath {
-  public:
-    UdpPath(Listener* l, const sockaddr_storage& remote, socklen_t remote_len, const sockaddr_storage* local)
-        : listener_(l), remote_(remote), remote_len_(remote_len), has_local_(local != nullptr) {
-        if (local) local_ = *local;
-    }
-    uint8_t* slot() override { return listener_->slot(); }
-    void commit(size_t len) override { listener_->commit(len, remote_, remote_len_, has_local_ ? &local_ : nullptr); }
-    const char* transport() const override { return "udp"; }
-
-  private:
-    Listener* listener_;
-    sockaddr_storage remote_;
-    socklen_t remote_len_;
-    bool has_local_;
-    sockaddr_storage local_{};
-};
 
 RtcServer::RtcServer(LiveContext* ctx) : ctx_(ctx) {}
 
@@ -178,37 +25,18 @@ Error RtcServer::start(const RtcServerOptions& options) {
     if (Error err = srtp_library_init(); err.failed()) return SRS_WRAP(err, "srtp");
     DtlsKeyType type = options.ecdsa ? DtlsKeyType::kEcdsaP256 : DtlsKeyType::kRsa2048;
     if (Error err = DtlsCertificate::create(type, &certificate_); err.failed()) return SRS_WRAP(err, "certificate");
-    int sockets = options.reuseport < 1 ? 1 : options.reuseport;
-    for (int i = 0; i < sockets; i++) {
-        UdpBatchSocket* s = nullptr;
-        std::string ip = options.ipv6 ? "::" : "0.0.0.0";
-        if (Error err = UdpBatchSocket::bind(ip, options.udp_port, true, kSocketBuffer, kSocketBuffer,
-                                             &s);
-            err.failed()) {
-            return SRS_WRAP(err, "rtc_server.listen udp %d", options.udp_port);
-        }
-        s->set_gso(options.gso);
-        listeners_.emplace_back(new Listener(this, s));
-    }
-    for (auto& l : listeners_) {
-        if (Error err = l->start(); err.failed()) return SRS_WRAP(err, "rtc listener");
-    }
-    if (options.tcp_enabled) {
-        std::string ip = options.ipv6 ? "::" : "0.0.0.0";
-        tcp_acceptor_.reset(new TcpAcceptor("RTC-TCP", ip, options.tcp_port, this));
-        if (Error err = tcp_acceptor_->listen(); err.failed()) {
-            return SRS_WRAP(err, "rtc_server.tcp.listen %d", options.tcp_port);
-        }
-    }
+    if (Error err = udp_.start(options); err.failed()) return err;
+    if (Error err = tcp_.start(options); err.failed()) return err;
     timer_.reset(new Coroutine("rtc-timer", this));
     if (Error err = timer_->start(); err.failed()) return SRS_WRAP(err, "rtc timer");
     started_ = true;
+    signalling_.start(options, certificate_);
     ctx_->sources().set_bridge_factory(&bridge_factory_);
-    detected_ = detected_addresses();
     std::string cands;
-    for (const auto& ip : detected_) cands += (cands.empty() ? "" : ",") + ip;
-    const char* gso = listeners_[0]->socket()->gso() ? "on" : options.gso ? "off (not in this kernel)" : "off";
-    srs_trace("RTC: server listen udp :%d (%d socket%s), candidate %s%s%s, dtls %s, srtp %s, gso %s", options.udp_port,
+    for (const auto& ip : signalling_.detected_addresses(monotonic_us())) cands += (cands.empty() ? "" : ",") + ip;
+    size_t sockets = udp_.socket_count();
+    const char* gso = udp_.gso() ? "on" : options.gso ? "off (not in this kernel)" : "off";
+    srs_trace("RTC: server listen udp :%d (%zu socket%s), candidate %s%s%s, dtls %s, srtp %s, gso %s", options.udp_port,
               sockets, sockets > 1 ? "s" : "", options.candidate.c_str(), options.candidate == "*" ? " -> " : "",
               options.candidate == "*" ? cands.c_str() : "", options.ecdsa ? "ecdsa" : "rsa",
               options.encrypt ? "on" : "off", gso);
@@ -217,124 +45,35 @@ Error RtcServer::start(const RtcServerOptions& options) {
 
 void RtcServer::stop() {
     if (started_) ctx_->sources().set_bridge_factory(nullptr);  // bridges go before the sources they feed
-    if (tcp_acceptor_) tcp_acceptor_->close();
+    tcp_.close();
     if (timer_) timer_->stop();
-    for (auto& l : listeners_) l->stop();
+    udp_.stop();
     utime_t now = monotonic_us();
     for (auto& s : sessions_) s->close(now, SRS_ERR(kErrorRtcSessionClosed, "server stops"));
-    for (auto& l : listeners_) l->flush();
-    for (auto& c : tcp_conns_) c->stop();
-    reap_tcp();
+    udp_.flush();
+    tcp_.stop_connections();
+    tcp_.reap(sessions_);
     reap();
-    listeners_.clear();
+    udp_.close();
     started_ = false;
-}
-
-std::vector<std::string> RtcServer::detected_addresses() {
-    utime_t now = monotonic_us();
-    if (detected_at_ < 0 || now - detected_at_ >= kDetectInterval) {
-        detected_ = detect_interface_addresses(options_.ipv4, options_.ipv6);
-        detected_at_ = now;
-    }
-    return detected_;
-}
-
-Error RtcServer::claim_for_publish(const RtcSessionRequest& req) {
-    Error err = ctx_->stream_claims().claim(req.vhost, req.app, req.stream);
-    if (err.ok()) return err;
-    // The API answers WebRTC's own busy code whatever the registry said.
-    Error busy = SRS_ERR(kErrorRtcSourceBusy, "stream /%s/%s is busy: %s", req.app.c_str(), req.stream.c_str(),
-                         err.summary().c_str());
-    err.ignore();
-    return busy;
+    signalling_.stop();
 }
 
 Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* answer) {
-    if (!started_) {
-        stats_.sessions_refused++;
-        return SRS_ERR(kErrorRtcDisabled, "WebRTC is disabled (rtc_server.enabled off)");
-    }
-    std::shared_ptr<const Config> config = ctx_->config();
-    RtcVhostOptions vhost = read_rtc_vhost_options(*config, req.vhost);
-    if (!vhost.enabled) {
-        stats_.sessions_refused++;
-        return SRS_ERR(kErrorRtcDisabled, "WebRTC is disabled for vhost %s (vhost.rtc.enabled off)", req.vhost.c_str());
-    }
-    if (req.publish) {
-        // Claimed across the cluster before anything else, as it may yield
-        // (a Redis round trip): pointers taken before it could go stale.
-        if (Error err = claim_for_publish(req); err.failed()) {
-            stats_.sessions_refused++;
-            return err;
-        }
-    }
-    RtcSource* existing = sources_.find(req.vhost, req.app, req.stream);
-    if (req.publish) {
-        LiveSource* live = ctx_->sources().find(req.vhost, req.app, req.stream);
-        if ((existing && existing->has_publisher()) || (live && live->publishing())) {
-            stats_.sessions_refused++;
-            return SRS_ERR(kErrorRtcSourceBusy, "stream /%s/%s is busy", req.app.c_str(), req.stream.c_str());
-        }
-    }
-    // Gives the claim up if the session does not start (unless another publisher of ours holds the stream).
-    struct ClaimGuard {
-        StreamClaims* claims;
-        const RtcSessionRequest& req;
-        bool keep = false;
-        ~ClaimGuard() {
-            if (claims && !keep) claims->unclaim(req.vhost, req.app, req.stream);
-        }
-    } claim_guard{req.publish ? &ctx_->stream_claims() : nullptr, req};
-    RtcCandidatePlan plan = rtc_plan_candidates(options_, req, detected_addresses());
-    for (const auto& w : plan.warnings) srs_warn("RTC: %s", w.c_str());
-
-    std::string ufrag;
-    do {
-        ufrag = rtc_random_string(8);
-    } while (by_ufrag_.count(ufrag));
-    std::string pwd = rtc_random_string(32);
-    // Negotiate against the source's current tracks without creating it: a
-    // refused offer leaves nothing behind.
-    RtcNegotiation neg;
-    RtcSource probe(req.vhost, req.app, req.stream);
-    const RtcSource* view = existing;
-    if (!view) view = &probe;
-    if (Error err = rtc_negotiate(req, options_, vhost, view, plan.candidates, ufrag, pwd,
-                                  certificate_->fingerprint(), &neg);
-        err.failed()) {
-        stats_.sessions_refused++;
-        return err;
-    }
-    RtcSource* source = existing;
-    if (!source) {
-        // The answer named the probe's SSRCs: keep them by keeping the probe.
-        source = sources_.adopt(std::unique_ptr<RtcSource>(new RtcSource(std::move(probe))));
-    }
-    neg.params.peer.certificate = certificate_;
-    neg.params.peer.software = "srs";
-    neg.params.token = rtc_random_string(16);
-    std::string cid = new_context_id();
-    SessionContext context(cid);
-    std::unique_ptr<RtcSession> session = make_rtc_session(cid, std::move(neg.params), source, &ctx_->sources(), rtc_system_session_deps());
-    session->set_address_listener(this);
-    if (Error err = session->start(monotonic_us()); err.failed()) {
-        session->detach();
-        sources_.release(source);
-        stats_.sessions_refused++;
-        return err;
-    }
-    claim_guard.keep = true;
-    answer->sdp = neg.answer_sdp;
-    answer->session_id = ufrag + ":" + session->params().peer.remote_ufrag;
-    answer->token = session->params().token;
-    answer->cid = cid;
-    by_ufrag_[ufrag] = session.get();
+    std::unique_ptr<RtcSession> session;
+    if (Error err = signalling_.create_session(req, answer, &session); err.failed()) return err;
+    routes_.add(session.get());
     ctx_->clients().add(session.get());
-    stats_.sessions_created++;
-    srs_trace("RTC: session %s %s /%s/%s from %s, ufrag %s, candidates %zu, encrypt %s", cid.c_str(),
-              req.publish ? "publish" : "play", req.app.c_str(), req.stream.c_str(), req.client_ip.c_str(),
-              ufrag.c_str(), plan.candidates.size(), session->params().peer.encrypt ? "on" : "off");
     sessions_.push_back(std::move(session));
+    return Error();
+}
+
+Error RtcServer::delete_session(const std::string& session, const std::string& token) {
+    bool closed = false;
+    if (Error err = signalling_.delete_session(session, token, monotonic_us(), &closed); err.failed()) return err;
+    // The close_notify leaves now, not with the next tick (the API's
+    // coroutine never runs inside a listener's batch).
+    if (closed) udp_.flush();
     return Error();
 }
 
@@ -348,157 +87,6 @@ std::unique_ptr<LiveSourceBridge> RtcServer::create_live_bridge(LiveSource* sour
     return std::unique_ptr<LiveSourceBridge>(new LiveToRtcBridge(source, rtc, &sources_, vhost, options_));
 }
 
-Error RtcServer::delete_session(const std::string& session, const std::string& token) {
-    std::string ufrag = session.substr(0, session.find(':'));
-    auto it = by_ufrag_.find(ufrag);
-    if (it == by_ufrag_.end()) {
-        auto e = ended_.find(ufrag);
-        if (e != ended_.end() && e->second.token == token) return Error();  // already over
-        return SRS_ERR(kErrorRtcNoSession, "no session %s", session.c_str());
-    }
-    if (it->second->dead() && it->second->params().token == token) return Error();
-    if (it->second->params().token != token) {
-        return SRS_ERR(kErrorRtcNoSession, "session %s: the token does not match", session.c_str());
-    }
-    SessionContext context(it->second->cid());
-    it->second->close(monotonic_us(), SRS_ERR(kErrorRtcSessionClosed, "DELETE of its resource"));
-    if (current_listener_ == nullptr) {
-        for (auto& l : listeners_) l->flush();
-    }
-    return Error();
-}
-
-void RtcServer::on_datagram(Listener* l, int index, utime_t now) {
-    const UdpRecvDatagram& d = l->socket()->datagram(index);
-    stats_.rx_packets++;
-    current_listener_ = l;
-    current_index_ = index;
-    // STUN answers go back where the request came from, bound or not.
-    UdpPath reply(l, d.from, d.from_len, d.has_local ? &d.local : nullptr);
-    route(d.data, d.size, stun_address_of(d.from), &reply, now);
-    current_listener_ = nullptr;
-    current_index_ = -1;
-}
-
-void RtcServer::on_tcp_frame(RtcTcpConn* conn, uint8_t* data, size_t size, utime_t now) {
-    stats_.rx_packets++;
-    sockaddr_storage ss;
-    socklen_t len = 0;
-    StunAddress from;
-    if (make_sockaddr(conn->peer().ip, conn->peer().port, &ss, &len).ok()) from = stun_address_of(ss);
-    current_tcp_ = conn;
-    std::unique_ptr<RtcSendPath> reply = conn->make_path();
-    route(data, size, from, reply.get(), now);
-    current_tcp_ = nullptr;
-    // TCP sessions are not on a UDP listener's flush: their frames are
-    // already queued on the connection, and fan-out may have used the UDP slots.
-    for (auto& l : listeners_) l->flush();
-}
-
-void RtcServer::route(uint8_t* data, size_t size, const StunAddress& from, RtcSendPath* reply, utime_t now) {
-    if (size == 0) {
-        stats_.rx_dropped++;
-        return;
-    }
-    RtcAddressKey key = key_of(from);
-    DatagramKind kind = classify_datagram(data[0]);
-    if (kind == DatagramKind::kStun) stats_.rx_stun++;
-    if (kind == DatagramKind::kDtls) stats_.rx_dtls++;
-    if (kind == DatagramKind::kRtp) stats_.rx_rtp++;
-    RtcSession* session = nullptr;
-    auto it = by_addr_.find(key);
-    if (it != by_addr_.end()) session = it->second;
-    if (kind == DatagramKind::kStun) {
-        // A request names its session by ufrag; a NAT rebinding shows up as a
-        // known ufrag from a new address.
-        StunMessage m;
-        if (Error err = m.decode(data, size); err.failed()) {
-            stats_.rx_dropped++;
-            if (stats_.rx_dropped <= 10 || stats_.rx_dropped % 1000 == 0) {
-                srs_warn("RTC: drop a STUN datagram from %s: %s (%llu dropped)", from.to_string().c_str(),
-                         err.summary().c_str(), (unsigned long long)stats_.rx_dropped);
-            }
-            err.ignore();
-            return;
-        }
-        std::string_view ufrag;
-        if (m.is_binding_request() && stun_local_ufrag(m, &ufrag)) {
-            auto u = by_ufrag_.find(std::string(ufrag));
-            session = u == by_ufrag_.end() ? nullptr : u->second;
-        }
-    }
-    if (!session || session->dead()) {
-        stats_.rx_unknown_addr++;
-        stats_.rx_dropped++;
-        if (stats_.rx_unknown_addr <= 10 || stats_.rx_unknown_addr % 1000 == 0) {
-            srs_warn("RTC: drop a datagram from %s (first byte %u, %zu bytes): no session for it (%llu such)",
-                     from.to_string().c_str(), data[0], size, (unsigned long long)stats_.rx_unknown_addr);
-        }
-        return;
-    }
-    SessionContext context(session->cid());
-    Error err = session->handle_datagram(data, size, from, now, reply);
-    if (err.failed()) {
-        stats_.rx_dropped++;
-        if (session->counters().dropped <= 10 || session->counters().dropped % 1000 == 0) {
-            srs_warn("RTC: session %s drops a datagram from %s: %s (%llu dropped)", session->cid().c_str(),
-                     from.to_string().c_str(), err.summary().c_str(), (unsigned long long)session->counters().dropped);
-        }
-        err.ignore();
-    }
-}
-
-void RtcServer::on_session_address(RtcSession* session, const StunAddress& addr) {
-    std::unique_ptr<RtcSendPath> path;
-    if (current_tcp_) {
-        path = current_tcp_->make_path();
-    } else if (current_listener_ && current_index_ >= 0) {
-        const UdpRecvDatagram& d = current_listener_->socket()->datagram(current_index_);
-        path.reset(new UdpPath(current_listener_, d.from, d.from_len, d.has_local ? &d.local : nullptr));
-    } else {
-        return;
-    }
-    for (auto it = by_addr_.begin(); it != by_addr_.end();) {
-        it = it->second == session ? by_addr_.erase(it) : std::next(it);
-    }
-    by_addr_[key_of(addr)] = session;
-    session->bind_send_path(std::move(path), current_tcp_);
-    srs_trace("RTC: session %s bound to %s", session->cid().c_str(), addr.to_string().c_str());
-}
-
-void RtcServer::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
-    (void)acceptor;
-    std::unique_ptr<RtcTcpConn> c(new RtcTcpConn(this, conn));
-    if (Error err = c->start(); err.failed()) {
-        srs_warn("RTC: tcp %s: %s", c->peer().to_string().c_str(), err.summary().c_str());
-        err.ignore();
-        c->stop();
-        return;
-    }
-    tcp_conns_.push_back(std::move(c));
-}
-
-void RtcServer::reap_tcp() {
-    for (size_t i = 0; i < tcp_conns_.size();) {
-        RtcTcpConn* c = tcp_conns_[i].get();
-        if (!c->done()) {
-            i++;
-            continue;
-        }
-        // Its sessions lose their transport: they end now (a peer that
-        // reconnects signals again).
-        for (auto& s : sessions_) {
-            if (s->tcp_conn() == c) {
-                s->bind_send_path(nullptr, nullptr);
-                s->close(monotonic_us(), SRS_ERR(kErrorRtcSessionClosed, "its TCP connection closed"));
-            }
-        }
-        c->stop();
-        tcp_conns_[i] = std::move(tcp_conns_.back());
-        tcp_conns_.pop_back();
-    }
-}
-
 Error RtcServer::cycle() {
     while (true) {
         if (Error err = timer_->pull(); err.failed()) return err;
@@ -509,17 +97,15 @@ Error RtcServer::cycle() {
             RtcSession* s = sessions_[i].get();
             // Publishers every tick (NACK, TWCC); players every 5th, staggered.
             if (s->publisher() || (tick_ + i) % 5 == 0 || s->dead()) {
-                SessionContext context(s->cid());
+                RtcSessionContext context(s->cid());
                 s->on_timer(now);
             }
         }
-        reap_tcp();
+        tcp_.reap(sessions_);
         reap();
-        for (auto& l : listeners_) l->flush();
+        udp_.flush();
         if (now >= next_stats_) {
-            for (auto it = ended_.begin(); it != ended_.end();) {
-                it = now - it->second.at > kEndedKeep ? ended_.erase(it) : std::next(it);
-            }
+            routes_.forget_ended(now);
             if (next_stats_ != 0) log_stats(now);
             next_stats_ = now + kStatsInterval;
         }
@@ -535,40 +121,43 @@ void RtcServer::reap() {
         }
         s->detach();
         RtcSource* source = s->source();
-        for (auto it = by_addr_.begin(); it != by_addr_.end();) {
-            it = it->second == s ? by_addr_.erase(it) : std::next(it);
-        }
-        auto u = by_ufrag_.find(s->username());
-        if (u != by_ufrag_.end() && u->second == s) by_ufrag_.erase(u);
-        if (ended_.size() < kMaxEnded) ended_[s->username()] = Ended{s->params().token, monotonic_us()};
+        routes_.remove(s, monotonic_us());
         ctx_->clients().remove(s, s->failed());
-        stats_.sessions_closed++;
+        sessions_closed_++;
         sessions_[i] = std::move(sessions_.back());
         sessions_.pop_back();
         sources_.release(source);
     }
 }
 
+RtcServer::Stats RtcServer::stats() const {
+    Stats s;
+    s.sessions_created = signalling_.stats().sessions_created;
+    s.sessions_refused = signalling_.stats().sessions_refused;
+    s.sessions_closed = sessions_closed_;
+    const RtcDatagramRouter::Stats& rx = router_.stats();
+    s.rx_packets = rx.rx_packets;
+    s.rx_stun = rx.rx_stun;
+    s.rx_dtls = rx.rx_dtls;
+    s.rx_rtp = rx.rx_rtp;
+    s.rx_unknown_addr = rx.rx_unknown_addr;
+    s.rx_dropped = rx.rx_dropped;
+    return s;
+}
+
 void RtcServer::log_stats(utime_t now) {
     (void)now;
-    uint64_t sp = 0, sc = 0, sd = 0, rc = 0, gm = 0, gs = 0;
-    for (auto& l : listeners_) {
-        const auto& st = l->socket()->stats();
-        gm += st.gso_messages;
-        gs += st.gso_segments;
-        sp += st.send_packets;
-        sc += st.send_calls;
-        sd += st.send_drops;
-        rc += st.recv_calls;
-    }
+    UdpBatchSocket::Stats io = udp_.totals();
+    const RtcDatagramRouter::Stats& rx = router_.stats();
     size_t pubs = 0;
     for (auto& s : sessions_) pubs += s->publisher() ? 1 : 0;
     srs_trace("RTC: Server conns=%zu (publish %zu, play %zu), streams=%zu, rpkts=(%llu,rtp:%llu,stun:%llu,dtls:%llu,"
               "drop:%llu,recvmmsg:%llu), spkts=(%llu,sendmmsg:%llu,gso:%llu/%llu,drop:%llu)",
-              sessions_.size(), pubs, sessions_.size() - pubs, sources_.size(), (unsigned long long)stats_.rx_packets,
-              (unsigned long long)stats_.rx_rtp, (unsigned long long)stats_.rx_stun, (unsigned long long)stats_.rx_dtls,
-              (unsigned long long)stats_.rx_dropped, (unsigned long long)rc, (unsigned long long)sp,
-              (unsigned long long)sc, (unsigned long long)gm, (unsigned long long)gs, (unsigned long long)sd);
+              sessions_.size(), pubs, sessions_.size() - pubs, sources_.size(), (unsigned long long)rx.rx_packets,
+              (unsigned long long)rx.rx_rtp, (unsigned long long)rx.rx_stun, (unsigned long long)rx.rx_dtls,
+              (unsigned long long)rx.rx_dropped, (unsigned long long)io.recv_calls, (unsigned long long)io.send_packets,
+              (unsigned long long)io.send_calls, (unsigned long long)io.gso_messages, (unsigned long long)io.gso_segments,
+              (unsigned long long)io.send_drops);
 }
 
 }  // namespace srs

@@ -1,53 +1,40 @@
-// The WebRTC server: one UDP port (rtc_server.listen, SO_REUSEPORT sockets
-// when rtc_server.reuseport > 1) carries every session, and the sessions the
-// signalling API creates.
+// The WebRTC server: owns the sessions and wires the parts that serve them.
 //
-// A listener coroutine per socket reads batches (recvmmsg), finds the session
-// of each datagram by the sender's address, or, for a STUN request from an
-// address not seen yet, by the ufrag its USERNAME names (the session's peer
-// then verifies MESSAGE-INTEGRITY and FINGERPRINT before anything is bound),
-// and hands it over. What sessions send (answers, DTLS, fan-out to players)
-// is protected into the listener's send slots and leaves with one sendmmsg
-// per batch. A timer coroutine drives the sessions' clocks (DTLS, feedback,
-// reports, stun timeouts) every 20 ms and frees the sessions that ended.
+//   RtcSignalling      offer -> negotiated, started session (the registry
+//                      claim for publishers), DELETE with its token;
+//   RtcRoutingTable    sessions by ufrag and by verified address, and the
+//                      ones that ended lately (a DELETE racing a close);
+//   RtcDatagramRouter  a datagram -> its session, binding the address the
+//                      session's peer verified (the datagram's reply path
+//                      carries its origin);
+//   RtcUdpIo/RtcTcpIo  rtc_server.listen's sockets (recvmmsg/sendmmsg
+//                      batches) and rtc_server.tcp's RFC 4571 connections.
+//
+// A timer coroutine drives the sessions' clocks (DTLS, feedback, reports,
+// stun timeouts) every 20 ms and frees the sessions that ended.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "app/rtc/rtc_bridge_from_live.hpp"
+#include "app/rtc/rtc_datagram_router.hpp"
 #include "app/rtc/rtc_negotiate.hpp"
 #include "app/rtc/rtc_options.hpp"
+#include "app/rtc/rtc_routing_table.hpp"
 #include "app/rtc/rtc_session.hpp"
+#include "app/rtc/rtc_signalling.hpp"
 #include "app/rtc/rtc_source.hpp"
-#include "app/rtc/rtc_tcp_conn.hpp"
+#include "app/rtc/rtc_tcp_io.hpp"
+#include "app/rtc/rtc_udp_io.hpp"
 #include "app/conn/live_context.hpp"
-#include "app/conn/tcp_acceptor.hpp"
 #include "io/coroutine.hpp"
 #include "protocol/rtc/dtls.hpp"
 
 namespace srs {
 
-class UdpBatchSocket;
-
-// A transport address as a hashable key.
-struct RtcAddressKey {
-    uint8_t family = 0;
-    uint16_t port = 0;
-    uint8_t ip[16] = {};
-    bool operator==(const RtcAddressKey& o) const;
-};
-struct RtcAddressKeyHash {
-    size_t operator()(const RtcAddressKey& k) const;
-};
-
-class RtcServer : public RtcSession::AddressListener,
-                  public CoroutineHandler,
-                  public TcpClientHandler,
-                  public RtcTcpOwner {
+class RtcServer : public CoroutineHandler {
   public:
     explicit RtcServer(LiveContext* ctx);
     ~RtcServer() override;
@@ -71,65 +58,37 @@ class RtcServer : public RtcSession::AddressListener,
     // has rtc.enabled and rtc.rtmp_to_rtc (the source manager asks).
     std::unique_ptr<LiveSourceBridge> create_live_bridge(LiveSource* source);
 
-    void on_session_address(RtcSession* session, const StunAddress& addr) override;
-    // rtc_server.tcp: a connection carrying RFC 4571 frames.
-    void on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) override;
-    void on_tcp_frame(RtcTcpConn* conn, uint8_t* data, size_t size, utime_t now) override;
-
     struct Stats {
         uint64_t rx_packets = 0, rx_stun = 0, rx_dtls = 0, rx_rtp = 0, rx_unknown_addr = 0, rx_dropped = 0;
         uint64_t sessions_created = 0, sessions_refused = 0, sessions_closed = 0;
     };
-    const Stats& stats() const { return stats_; }
+    Stats stats() const;
 
   private:
-    // Claims the stream for a WHIP publisher in the stream registry;
-    // kErrorRtcSourceBusy when another origin owns it.
-    Error claim_for_publish(const RtcSessionRequest& req);
-    class Listener;
-    class UdpPath;
-    friend class Listener;
-    friend class UdpPath;
-
     Error cycle() override;  // the timer coroutine
-    void on_datagram(Listener* l, int index, utime_t now);
-    // Finds the session of a datagram and hands it over; `reply` reaches `from`.
-    void route(uint8_t* data, size_t size, const StunAddress& from, RtcSendPath* reply, utime_t now);
-    void reap_tcp();
     void reap();
     void log_stats(utime_t now);
-    std::vector<std::string> detected_addresses();
 
     LiveContext* ctx_;
     RtcServerOptions options_;
     bool started_ = false;
     std::shared_ptr<DtlsCertificate> certificate_;
-    std::vector<std::unique_ptr<Listener>> listeners_;
     RtcSourceManager sources_;
     LiveToRtcBridgeFactory bridge_factory_{this};
+    // Sessions by ufrag and by verified address, and the ones that ended
+    // lately: a DELETE racing the peer's own close (a page that closes and
+    // DELETEs at once) still gets 200.
+    RtcRoutingTable routes_;
+    RtcDatagramRouter router_{&routes_};
+    RtcUdpIo udp_{&router_, &sources_};
+    RtcTcpIo tcp_{&router_, &udp_};
+    RtcSignalling signalling_{ctx_, &sources_, &routes_};
+    // Declared after the IO their send paths point into, so freed before it.
     std::vector<std::unique_ptr<RtcSession>> sessions_;
-    std::map<std::string, RtcSession*> by_ufrag_;
-    // Sessions that ended lately (ufrag -> token, when): a DELETE racing the
-    // peer's own close (a page that closes and DELETEs at once) still gets 200.
-    struct Ended {
-        std::string token;
-        utime_t at = 0;
-    };
-    std::map<std::string, Ended> ended_;
-    std::unordered_map<RtcAddressKey, RtcSession*, RtcAddressKeyHash> by_addr_;
     std::unique_ptr<Coroutine> timer_;
-    // While a datagram is handed to a session: where it came from (a UDP
-    // listener's datagram or a TCP connection), so a verified address can be bound.
-    Listener* current_listener_ = nullptr;
-    int current_index_ = -1;
-    RtcTcpConn* current_tcp_ = nullptr;
-    std::unique_ptr<TcpAcceptor> tcp_acceptor_;
-    std::vector<std::unique_ptr<RtcTcpConn>> tcp_conns_;
-    std::vector<std::string> detected_;
-    utime_t detected_at_ = -1;
     utime_t next_stats_ = 0;
     uint64_t tick_ = 0;
-    Stats stats_;
+    uint64_t sessions_closed_ = 0;
 };
 
 }  // namespace srs

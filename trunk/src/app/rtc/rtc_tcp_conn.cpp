@@ -11,17 +11,6 @@ namespace {
 
 constexpr utime_t kTcpIdleTimeout = 30 * kUsPerSecond;  // no frame for this long: the peer is gone
 
-class TcpPath : public RtcSendPath {
-  public:
-    explicit TcpPath(RtcTcpConn* conn) : conn_(conn) {}
-    uint8_t* slot() override { return conn_->slot(); }
-    void commit(size_t len) override { conn_->commit(len); }
-    const char* transport() const override { return "tcp"; }
-
-  private:
-    RtcTcpConn* conn_;
-};
-
 }  // namespace
 
 class RtcTcpConn::Reader : public CoroutineHandler {
@@ -59,8 +48,6 @@ void RtcTcpConn::stop() {
     if (writer_) writer_->co_.stop();
     done_ = true;
 }
-
-std::unique_ptr<RtcSendPath> RtcTcpConn::make_path() { return std::unique_ptr<RtcSendPath>(new TcpPath(this)); }
 
 void RtcTcpConn::commit(size_t len) {
     if (done_ || len == 0 || len > 65535) return;

@@ -43,10 +43,8 @@ class RtcTcpConn {
     const std::string& cid() const { return cid_; }
     uint64_t dropped() const { return dropped_; }
 
-    // The send path for a session bound to this connection.
-    std::unique_ptr<RtcSendPath> make_path();
-
-    // The framing buffer: slot() then commit(len), as RtcSendPath.
+    // The framing buffer: slot() then commit(len), as RtcSendPath (the
+    // TCP IO's path for the sessions on this connection).
     uint8_t* slot() { return scratch_ + 2; }
     void commit(size_t len);
 
