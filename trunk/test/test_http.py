@@ -263,6 +263,31 @@ def test_api_versions_and_unknown_path(srs):
     assert e.value.code == 404
 
 
+def test_api_methods_as_srs(srs):
+    # SRS's handlers check the method only for streams, vhosts (GET) and
+    # clients (GET, DELETE kicks); every other endpoint answers whatever the
+    # method, and tools written for SRS POST to /api/v1/versions with a body.
+    port, api = free_port(), free_port()
+    srs.start(http_conf(srs, port, api_port=api))
+    assert wait_until(lambda: "API listen" in srs.log())
+    for method in ["POST", "PUT", "DELETE", "PATCH"]:
+        for path in ["/api/v1/versions", "/api/v1/summaries", "/api/v1/rusages", "/api/v1/meminfos",
+                     "/api/v1/features", "/api/v1/", "/api/"]:
+            body = b'{"action":"version"}' if method in ("POST", "PUT", "PATCH") else None
+            req = urllib.request.Request(f"http://127.0.0.1:{api}{path}", data=body, method=method,
+                                         headers={"Content-Type": "application/json"})
+            r = urllib.request.urlopen(req, timeout=5)
+            data = json.loads(r.read())
+            assert r.status == 200 and data["code"] == 0, (method, path)
+            if path == "/api/v1/versions":
+                assert data["data"]["major"] == 7
+    for path, method in [("/api/v1/streams", "POST"), ("/api/v1/streams", "DELETE"), ("/api/v1/vhosts", "POST"),
+                         ("/api/v1/clients", "PUT"), ("/api/v1/clients", "DELETE")]:
+        assert api_get(api, path, method=method)[0] == 405, (method, path)
+    # An unknown client is 404 (a DELETE kicks only a client that exists).
+    assert api_get(api, "/api/v1/clients/nosuch", method="DELETE")[0] == 404
+
+
 def _raw_http(port, payload, timeout=5):
     s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
     try:
@@ -404,7 +429,7 @@ def test_api_every_endpoint_matches_its_schema(api_live):
         assert "-c" in summary["argv"].split()
         for url, method, code in [("/api/v1/nosuch", "GET", 404), ("/api/v1/streams/vid-nosuch", "GET", 404),
                                   ("/api/v1/clients/nosuch", "GET", 404), ("/api/v1/streams", "POST", 405),
-                                  ("/api/v1/versions", "DELETE", 405)]:
+                                  ("/api/v1/vhosts", "PUT", 405), ("/api/v1/clients", "POST", 405)]:
             got, body, _ = api_get(srs.api_port, url, method=method)
             assert got == code, url
             problems = api_schema.errors(json.loads(body), api_schema.ERROR_SCHEMAS[code])

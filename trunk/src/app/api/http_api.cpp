@@ -300,9 +300,11 @@ Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
         return false;
     };
     std::string id;
+    // Methods as SRS: streams and vhosts answer GET only, clients GET and
+    // DELETE (the kick); every other endpoint answers whatever the method
+    // (tools written for SRS POST to /api/v1/versions).
     for (const auto& e : tool_endpoints_) {
         if (path != e->path()) continue;
-        if (req.method != "GET") return reply(req, res, 405, envelope(405));
         std::string type, text;
         if (int status = e->handle_text(req, &type, &text); status != 0) return res->send(status, type, text);
         Json j = envelope(0);
@@ -312,7 +314,6 @@ Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
     if (under("/api/v1/streams", &id)) return api_streams(req, res, id);
     if (under("/api/v1/clients", &id)) return api_clients(req, res, id);
     if (under("/api/v1/vhosts", &id)) return api_vhosts(req, res, id);
-    if (req.method != "GET") return reply(req, res, 405, envelope(405));
     Json j = envelope(0);
     if (path == "/api") {
         j["urls"] = {{"v1", "the api version 1.0"}};
