@@ -137,6 +137,11 @@ class Peer:
         self.rtc = rtc
         self.api = api if api.startswith("http") else f"http://{api}"
         self.app, self.stream, self.via = app, stream, via
+        # "json:SCHEME": SRS's JSON API with a streamurl of that scheme (SRS's
+        # clients send webrtc://, http://, https:// or rtmp://).
+        self.scheme = "webrtc"
+        if via.startswith("json:"):
+            self.via, self.scheme = "json", via[len("json:"):]
         self.pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
         self.offer = self.answer = None
         self.location = None        # WHIP/WHEP resource (absolute URL)
@@ -169,7 +174,7 @@ class Peer:
         if self.via == "json":
             host = urllib.parse.urlsplit(self.api).hostname
             body = json.dumps({"api": url, "tid": "t%x" % (id(self) & 0xFFFFFF),
-                               "streamurl": f"webrtc://{host}/{self.app}/{self.stream}",
+                               "streamurl": f"{self.scheme}://{host}/{self.app}/{self.stream}",
                                "clientip": None, "sdp": offer})
             status, _, text = http("POST", url, body, "application/json")
             try:

@@ -100,6 +100,19 @@ def test_json_api_publish_play(rtc_srs, rtc):
     assert still_decoding(player)
 
 
+def test_json_api_takes_any_streamurl_scheme(rtc_srs, rtc):
+    # SRS uses only host, app, stream and query of the streamurl: clients
+    # written for it send http://, https:// and rtmp:// as well as webrtc://.
+    srs = rtc_srs
+    pub = rtc.publish(srs.api, "live", "anyscheme", via="json:http")
+    assert pub.reply["code"] == 0, pub.reply
+    players = [rtc.play(srs.api, "live", "anyscheme", via=f"json:{scheme}") for scheme in ("https", "rtmp")]
+    for player in players:
+        decoding(player, 25)
+        assert (player.width, player.height) == SIZE
+    assert len(rtc_clients(srs, "anyscheme", "rtc-play")) == 2, rtc_clients(srs)
+
+
 def test_second_publisher_refused(rtc_srs, rtc):
     from rtc_client import SignalingError
     srs = rtc_srs

@@ -1,5 +1,7 @@
 #include "app/api/rtc_api.hpp"
 
+#include <cctype>
+
 #include "app/api/api_json.hpp"
 #include "app/config/config_keys.hpp"
 #include "app/rtc/rtc_server.hpp"
@@ -88,9 +90,17 @@ int rtc_error_status(int code) {
 
 bool parse_webrtc_url(const std::string& url, std::string* host, std::string* app, std::string* stream,
                       std::string* query) {
-    constexpr std::string_view kScheme = "webrtc://";
-    if (url.compare(0, kScheme.size(), kScheme) != 0) return false;
-    std::string rest = url.substr(kScheme.size());
+    // Any scheme, as SRS: only host, app, stream and query are used
+    // (webrtc://, http://, https://, rtmp://, ...).
+    size_t sep = url.find("://");
+    if (sep == std::string::npos || sep == 0) return false;
+    for (size_t i = 0; i < sep; i++) {
+        char c = url[i];
+        bool ok = isalpha(static_cast<unsigned char>(c)) ||
+                  (i > 0 && (isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'));
+        if (!ok) return false;
+    }
+    std::string rest = url.substr(sep + 3);
     size_t q = rest.find('?');
     *query = q == std::string::npos ? "" : rest.substr(q + 1);
     if (q != std::string::npos) rest = rest.substr(0, q);

@@ -42,8 +42,9 @@ class RtcApiHandler : public HttpHandler {
 // 403 disabled, 404 no session, 409 busy, 500 otherwise.
 int rtc_error_status(int code);
 
-// webrtc://host[:port]/app/stream[?query] -> host, app, stream, query; false
-// when it is not of that form.
+// SCHEME://host[:port]/app/stream[?query] -> host, app, stream, query, for
+// any scheme (SRS's clients send webrtc://, http://, https:// or rtmp://);
+// false when it is not of that form.
 bool parse_webrtc_url(const std::string& url, std::string* host, std::string* app, std::string* stream,
                       std::string* query);
 

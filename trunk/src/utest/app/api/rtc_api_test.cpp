@@ -21,8 +21,19 @@ TEST(RtcApi, ParsesWebrtcUrls) {
     EXPECT_EQ(query, "vhost=v&codec=vp8");
     ASSERT_TRUE(parse_webrtc_url("webrtc://[::1]:1985/live/s", &host, &app, &stream, &query));
     EXPECT_EQ(host, "::1");
-    for (const char* bad : {"rtmp://h/live/s", "webrtc://h/live", "webrtc://h/live/", "webrtc:///live/s", "webrtc://h",
-                            "webrtc://h//s", ""}) {
+    // Any scheme: SRS uses only host, app, stream and query.
+    for (const char* url : {"http://127.0.0.1/live/s", "https://h.example.com:443/live/s?k=v", "rtmp://h:1935/live/s",
+                            "webrtc://h/live/s"}) {
+        ASSERT_TRUE(parse_webrtc_url(url, &host, &app, &stream, &query)) << url;
+        EXPECT_EQ(app, "live") << url;
+        EXPECT_EQ(stream, "s") << url;
+    }
+    EXPECT_EQ(query, "");
+    ASSERT_TRUE(parse_webrtc_url("https://h.example.com:443/live/s?k=v", &host, &app, &stream, &query));
+    EXPECT_EQ(host, "h.example.com");
+    EXPECT_EQ(query, "k=v");
+    for (const char* bad : {"h/live/s", "://h/live/s", "1http://h/live/s", "ht tp://h/live/s", "webrtc://h/live",
+                            "webrtc://h/live/", "webrtc:///live/s", "webrtc://h", "webrtc://h//s", ""}) {
         EXPECT_FALSE(parse_webrtc_url(bad, &host, &app, &stream, &query)) << bad;
     }
 }
