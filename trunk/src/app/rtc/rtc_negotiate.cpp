@@ -193,6 +193,7 @@ Error rtc_negotiate(const RtcSessionRequest& req, const RtcServerOptions& server
             fb.push_back(f);
         }
         c.codec.rtcp_fb = fb;
+        t->nack = std::find(fb.begin(), fb.end(), "nack") != fb.end();
         t->present = true;
         t->pt = c.codec.pt;
         t->codec = c.codec.name;
@@ -275,6 +276,18 @@ Error rtc_negotiate(const RtcSessionRequest& req, const RtcServerOptions& server
     p.peer.stun_timeout = vhost.stun_timeout;
     out->answer_sdp = write_sdp(answer);
     return Error();
+}
+
+std::string rtc_nack_summary(const RtcSessionParams& params) {
+    std::string off;
+    for (const RtcSessionTrack* t : {&params.audio, &params.video}) {
+        if (!t->present || t->nack) continue;
+        if (!off.empty()) off += " and ";
+        off += t == &params.audio ? "audio" : "video";
+    }
+    if (off.empty()) return "on";
+    const char* why = params.vhost_options.nack ? "the offer has no a=rtcp-fb nack" : "vhost rtc.nack off";
+    return off + " off (" + why + ": no retransmissions" + (params.publisher ? " asked" : " sent") + ")";
 }
 
 }  // namespace srs

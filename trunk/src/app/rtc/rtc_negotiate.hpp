@@ -62,4 +62,8 @@ Error rtc_negotiate(const RtcSessionRequest& req, const RtcServerOptions& server
                     const std::string& local_ufrag, const std::string& local_pwd, const std::string& fingerprint,
                     RtcNegotiation* out);
 
+// What the session's log line says of retransmissions: "on", or which
+// track goes without and why ("video off (the offer has no a=rtcp-fb nack)").
+std::string rtc_nack_summary(const RtcSessionParams& params);
+
 }  // namespace srs

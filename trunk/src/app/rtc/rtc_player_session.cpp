@@ -33,7 +33,7 @@ RtcPlayerSession::RtcPlayerSession(std::string cid, RtcSessionParams params, Rtc
       feedback_(feedback_options(params_)) {
     for (RtcMediaKind kind : {RtcMediaKind::kAudio, RtcMediaKind::kVideo}) {
         const RtcSessionTrack& t = track(kind);
-        feedback_.add_track(track_of(kind), source_->track(kind).ssrc(), t.clock_rate, t.present);
+        feedback_.add_track(track_of(kind), source_->track(kind).ssrc(), t.clock_rate, t.present, t.nack);
     }
 }
 

@@ -16,8 +16,10 @@ RtcPublisherSession::RtcPublisherSession(std::string cid, RtcSessionParams param
                                          SourceManager* live_sources, RtcSessionDeps deps)
     : RtcSession(std::move(cid), std::move(params), source, live_sources, std::move(deps)),
       feedback_(deps_.random_ssrc(), feedback_options(params_)) {
-    if (params_.audio.present) feedback_.add_track(kRtcAudioTrack, params_.audio.remote_ssrc, params_.audio.clock_rate);
-    if (params_.video.present) feedback_.add_track(kRtcVideoTrack, params_.video.remote_ssrc, params_.video.clock_rate);
+    for (int k : {kRtcAudioTrack, kRtcVideoTrack}) {
+        const RtcSessionTrack& t = k == kRtcAudioTrack ? params_.audio : params_.video;
+        if (t.present) feedback_.add_track(k, t.remote_ssrc, t.clock_rate, t.nack);
+    }
 }
 
 RtcPublisherSession::~RtcPublisherSession() { detach(); }

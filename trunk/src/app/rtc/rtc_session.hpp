@@ -60,6 +60,10 @@ struct RtcSessionTrack {
     std::string fmtp;
     uint32_t remote_ssrc = 0; // publisher: from a=ssrc (0: learned from the first packet)
     int twcc_ext = 0;         // publisher: transport-cc extension id (0: none)
+    // The offer's a=rtcp-fb nack for this codec (and vhost rtc.nack on): a
+    // publisher is sent NACKs, a player's NACKs are answered. Off, as SRS,
+    // the session goes on without retransmissions for the track.
+    bool nack = true;
 };
 
 struct RtcSessionParams {

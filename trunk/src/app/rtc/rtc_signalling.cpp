@@ -125,9 +125,10 @@ Error RtcSignalling::create_session(const RtcSessionRequest& req, RtcSessionAnsw
     answer->token = session->params().token;
     answer->cid = cid;
     stats_.sessions_created++;
-    srs_trace("RTC: session %s %s /%s/%s from %s, ufrag %s, candidates %zu, encrypt %s", cid.c_str(),
+    srs_trace("RTC: session %s %s /%s/%s from %s, ufrag %s, candidates %zu, encrypt %s, nack %s", cid.c_str(),
               req.publish ? "publish" : "play", req.app.c_str(), req.stream.c_str(), req.client_ip.c_str(),
-              ufrag.c_str(), plan.candidates.size(), session->params().peer.encrypt ? "on" : "off");
+              ufrag.c_str(), plan.candidates.size(), session->params().peer.encrypt ? "on" : "off",
+              rtc_nack_summary(session->params()).c_str());
     *session_out = std::move(session);
     return Error();
 }

@@ -4,10 +4,11 @@ namespace srs {
 
 RtcPlayerFeedback::RtcPlayerFeedback(RtcPlayerFeedbackOptions o) : opt_(o), responder_(o.responder) {}
 
-void RtcPlayerFeedback::add_track(int track, uint32_t ssrc, uint32_t clock_rate, bool sending) {
+void RtcPlayerFeedback::add_track(int track, uint32_t ssrc, uint32_t clock_rate, bool sending, bool nack) {
     Track& t = tracks_[track];
     t.ssrc = ssrc;
     t.known = true;
+    t.nack = nack;
     t.stats.reset(sending ? new RtpSendStats(ssrc, clock_rate) : nullptr);
 }
 
@@ -53,7 +54,7 @@ void RtcPlayerFeedback::on_nack(const RtcpPacketRef& p, utime_t now, Sink* sink)
             break;
         }
     }
-    if (track < 0) return;
+    if (track < 0 || !tracks_[track].nack) return;
     responder_.answer(nack_.lost, now, [sink, track](uint16_t seq) { return sink->resend(track, seq); });
 }
 

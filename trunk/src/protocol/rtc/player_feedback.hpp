@@ -46,7 +46,8 @@ class RtcPlayerFeedback {
 
     // A track of the stream, by the SSRC it is sent with (NACKs name it);
     // `sending`: negotiated with this player (its packets are counted, SRs sent).
-    void add_track(int track, uint32_t ssrc, uint32_t clock_rate, bool sending);
+    // nack: the player's offer took NACKs for it; others are not answered.
+    void add_track(int track, uint32_t ssrc, uint32_t clock_rate, bool sending, bool nack = true);
 
     // The first SR is due one interval after this.
     void start(utime_t now) { next_report_ = now + opt_.report_interval; }
@@ -72,6 +73,7 @@ class RtcPlayerFeedback {
     struct Track {
         uint32_t ssrc = 0;
         bool known = false;
+        bool nack = true;
         std::unique_ptr<RtpSendStats> stats;  // when sending
     };
     void on_nack(const RtcpPacketRef& p, utime_t now, Sink* sink);

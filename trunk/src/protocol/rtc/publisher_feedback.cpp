@@ -7,11 +7,11 @@ namespace srs {
 RtcPublisherFeedback::RtcPublisherFeedback(uint32_t local_ssrc, RtcPublisherFeedbackOptions o)
     : local_ssrc_(local_ssrc), opt_(o), twcc_(o.twcc_options) {}
 
-void RtcPublisherFeedback::add_track(int track, uint32_t ssrc, uint32_t clock_rate) {
+void RtcPublisherFeedback::add_track(int track, uint32_t ssrc, uint32_t clock_rate, bool nack) {
     Track& t = tracks_[track];
     t.clock_rate = clock_rate;
     t.stats.reset(new RtpReceiveStats(ssrc, clock_rate));
-    if (opt_.nack) t.nack.reset(new NackGenerator(opt_.nack_options));
+    if (opt_.nack && nack) t.nack.reset(new NackGenerator(opt_.nack_options));
 }
 
 void RtcPublisherFeedback::learn_ssrc(int track, uint32_t ssrc) {

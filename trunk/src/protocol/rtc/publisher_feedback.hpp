@@ -39,7 +39,8 @@ class RtcPublisherFeedback {
     RtcPublisherFeedback(uint32_t local_ssrc, RtcPublisherFeedbackOptions o);
 
     // A negotiated track; ssrc 0 when the offer named none (see learn_ssrc).
-    void add_track(int track, uint32_t ssrc, uint32_t clock_rate);
+    // nack: the peer takes NACKs for it (its offer's a=rtcp-fb nack).
+    void add_track(int track, uint32_t ssrc, uint32_t clock_rate, bool nack = true);
     bool has_track(int track) const { return tracks_[track].stats != nullptr; }
     uint32_t track_ssrc(int track) const { return has_track(track) ? tracks_[track].stats->ssrc() : 0; }
     // The SSRC of a track added with 0, from its first packet: its statistics start there.

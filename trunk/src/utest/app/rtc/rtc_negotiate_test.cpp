@@ -128,6 +128,64 @@ TEST(RtcNegotiate, PlayerFollowsThePublishersCodecAndGetsTheSourceSsrcs) {
     }
 }
 
+// An offer without a=rtcp-fb nack (or without any rtcp-fb) is taken, as
+// SRS takes it: the session goes without retransmissions for that track,
+// the answer offers none, and the log line says so.
+TEST(RtcNegotiate, OffersWithoutNackAreTaken) {
+    auto without = [](std::string sdp, const std::string& what) {
+        std::string out;
+        size_t pos = 0;
+        while (pos < sdp.size()) {
+            size_t end = sdp.find('\n', pos);
+            if (end == std::string::npos) end = sdp.size() - 1;
+            std::string line = sdp.substr(pos, end + 1 - pos);
+            if (line.compare(0, what.size(), what) != 0 && !(what == "nack" && line.find(" nack") != std::string::npos &&
+                                                             line.compare(0, 10, "a=rtcp-fb:") == 0)) {
+                out += line;
+            }
+            pos = end + 1;
+        }
+        return out;
+    };
+    for (const std::string& strip : {std::string("a=rtcp-fb:"), std::string("nack")}) {
+        RtcSource source("__defaultVhost__", "live", "s");
+        RtcNegotiation n;
+        std::string offer = without(chrome_publish_offer(), strip);
+        ASSERT_EQ(offer.find(" nack"), std::string::npos) << strip;
+        Error err = negotiate(request(true, offer), &source, &n);
+        ASSERT_TRUE(err.ok()) << strip << ": " << err.describe();
+        EXPECT_TRUE(n.params.audio.present && n.params.video.present);
+        EXPECT_FALSE(n.params.audio.nack);
+        EXPECT_FALSE(n.params.video.nack);
+        EXPECT_EQ(n.answer_sdp.find("nack"), std::string::npos) << n.answer_sdp;
+        EXPECT_EQ(rtc_nack_summary(n.params),
+                  "audio and video off (the offer has no a=rtcp-fb nack: no retransmissions asked)");
+
+        RtcNegotiation p;
+        err = negotiate(request(false, without(chrome_play_offer(), strip)), &source, &p);
+        ASSERT_TRUE(err.ok()) << strip << ": " << err.describe();
+        EXPECT_FALSE(p.params.video.nack);
+        EXPECT_EQ(rtc_nack_summary(p.params),
+                  "audio and video off (the offer has no a=rtcp-fb nack: no retransmissions sent)");
+    }
+    // With the lines: Chrome offers nack for H.264, not for Opus.
+    RtcSource source("__defaultVhost__", "live", "s");
+    RtcNegotiation n;
+    ASSERT_TRUE(negotiate(request(true, chrome_publish_offer()), &source, &n).ok());
+    EXPECT_TRUE(n.params.video.nack);
+    EXPECT_FALSE(n.params.audio.nack);
+    EXPECT_EQ(rtc_nack_summary(n.params), "audio off (the offer has no a=rtcp-fb nack: no retransmissions asked)");
+    n.params.audio.nack = true;
+    EXPECT_EQ(rtc_nack_summary(n.params), "on");
+    // vhost rtc.nack off: none, and the log line names the vhost.
+    RtcVhostOptions off = vhost_options();
+    off.nack = false;
+    RtcNegotiation q;
+    ASSERT_TRUE(negotiate(request(true, chrome_publish_offer()), &source, &q, off).ok());
+    EXPECT_FALSE(q.params.video.nack);
+    EXPECT_NE(rtc_nack_summary(q.params).find("vhost rtc.nack off"), std::string::npos);
+}
+
 TEST(RtcNegotiate, DirectionMustFitTheRole) {
     RtcSource source("__defaultVhost__", "live", "s");
     RtcNegotiation n;

@@ -161,6 +161,24 @@ TEST(RtcPlayerFeedbackTest, NacksAnsweredWithinTheBudget) {
     EXPECT_EQ(quiet.stats().nacks, 0u);
 }
 
+// A track whose offer had no a=rtcp-fb nack gets no retransmission, even if
+// the player NACKs it anyway; the other track is still answered.
+TEST(RtcPlayerFeedbackTest, NacksOfATrackWithoutNackAreNotAnswered) {
+    RtcPlayerFeedback f{RtcPlayerFeedbackOptions()};
+    f.add_track(kRtcAudioTrack, kAudio, 48000, true, true);
+    f.add_track(kRtcVideoTrack, kVideo, 90000, true, false);
+    f.start(kT0);
+    FakeSink sink;
+    std::string video_nack, audio_nack;
+    rtcp_build_nack(1, kVideo, {10, 11}, &video_nack);
+    rtcp_build_nack(1, kAudio, {20}, &audio_nack);
+    feed(&f, video_nack, kT0, kWall0, &sink);
+    EXPECT_TRUE(sink.resent.empty());
+    feed(&f, audio_nack, kT0, kWall0, &sink);
+    ASSERT_EQ(sink.resent.size(), 1u);
+    EXPECT_EQ(sink.resent[0], std::make_pair(kRtcAudioTrack, static_cast<uint16_t>(20)));
+}
+
 // A burst of PLIs and FIRs is handed on one by one; the stream's limiter
 // turns them into one keyframe request per window.
 TEST(RtcPlayerFeedbackTest, PliBurstCollapsesIntoOneRequestPerWindow) {

@@ -77,6 +77,38 @@ TEST(RtcPublisherFeedbackTest, GapIsNackedThenRetriedUntilThePacketArrives) {
     EXPECT_EQ(f.nack_generator(kRtcVideoTrack)->stats().nacked, 2u);
 }
 
+// A track whose offer had no a=rtcp-fb nack is sent no NACK; the other
+// track of the same session still is.
+TEST(RtcPublisherFeedbackTest, NoNacksForATrackThatTakesNone) {
+    RtcPublisherFeedback f(kLocal, RtcPublisherFeedbackOptions());
+    f.add_track(kRtcAudioTrack, kAudio, 48000, true);
+    f.add_track(kRtcVideoTrack, kVideo, 90000, false);
+    f.start(kT0);
+    for (uint16_t seq : {100, 101, 103}) {
+        f.on_rtp(kRtcVideoTrack, seq, seq * 3000u, kT0);
+        f.on_rtp(kRtcAudioTrack, seq, seq * 960u, kT0);
+    }
+    std::vector<std::string> nacks = tick(&f, kT0 + 1 * kMs, RtcFeedbackKind::kNack);
+    ASSERT_EQ(nacks.size(), 1u);
+    EXPECT_EQ(f.nack_generator(kRtcVideoTrack), nullptr);
+    std::vector<RtcpPacketRef> refs;
+    ASSERT_TRUE(rtcp_parse_compound(reinterpret_cast<const uint8_t*>(nacks[0].data()), nacks[0].size(), &refs).ok());
+    RtcpNack nack;
+    ASSERT_TRUE(rtcp_parse_nack(refs[0], &nack).ok());
+    EXPECT_EQ(nack.media_ssrc, kAudio);
+    // Its losses still count in the receiver reports.
+    std::vector<std::string> rrs = tick(&f, kT0 + kUsPerSecond, RtcFeedbackKind::kReceiverReport);
+    ASSERT_EQ(rrs.size(), 1u);
+    RtcpReceiverReport rr = parse_rr(rrs[0]);
+    bool video_seen = false;
+    for (const RtcpReportBlock& b : rr.reports) {
+        if (b.ssrc != kVideo) continue;
+        video_seen = true;
+        EXPECT_EQ(b.cumulative_lost, 1);
+    }
+    EXPECT_TRUE(video_seen);
+}
+
 TEST(RtcPublisherFeedbackTest, NoNacksWhenDisabled) {
     RtcPublisherFeedbackOptions o;
     o.nack = false;
