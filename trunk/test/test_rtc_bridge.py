@@ -20,6 +20,7 @@ plays in Chromium's whep.html with AV1 negotiated and decoded.
 
 In CI (CI=true) a missing aiortc or Chromium fails the tests; elsewhere they skip."""
 import json
+import socket
 import statistics
 import subprocess
 import threading
@@ -28,7 +29,7 @@ import urllib.parse
 
 import pytest
 
-from conftest import stop_process, wait_until
+from conftest import free_port, stop_process, wait_until
 from media import FFMPEG, FFPROBE, Publisher, make_test_flv, probe_streams, wait_for_publish
 from rtc_env import api_delete, api_get, api_stream, require_aiortc, rtc_clients, start_rtc
 from test_rtc_browser import rtc_browser  # noqa: F401  (the Chromium fixture)
@@ -541,4 +542,29 @@ def test_chromium_plays_enhanced_rtmp_av1_on_whep(srs, rtc_browser, av1_ivf):
     finally:
         rtc_browser.run("window.rtcStop && window.rtcStop();")
         rtc_browser.navigate("about:blank")
+        pub.stop()
+
+
+def test_console_conf_plays_rtmp_in_whep(srs, media, rtc, tmp_path):
+    """README's first command runs conf/console.conf: as SRS's, WebRTC is on
+    with rtmp_to_rtc and rtc_to_rtmp, so ffmpeg's RTMP plays in a WHEP player
+    with the file as it is (ports moved by SRS_* variables, the candidate
+    detected when $CANDIDATE is empty, and the detected address logged)."""
+    require_aiortc()
+    srs.api_port, srs.rtc_port, srs.http_port = free_port(), free_port(socket.SOCK_DGRAM), free_port()
+    env = {"SRS_LISTEN": str(srs.rtmp_port), "SRS_HTTP_API_LISTEN": str(srs.api_port),
+           "SRS_HTTP_SERVER_LISTEN": str(srs.http_port), "SRS_RTC_SERVER_LISTEN": str(srs.rtc_port),
+           "SRS_SRS_LOG_TANK": "file", "SRS_SRS_LOG_FILE": str(srs.log_file), "SRS_PID": str(srs.pid_file),
+           "CANDIDATE": ""}
+    srs.start(args=["-c", "conf/console.conf"], env=env)
+    srs.api = f"127.0.0.1:{srs.api_port}"
+    assert wait_until(lambda: "RTC: server listen udp" in srs.log(), 10), srs.log()[-2000:]
+    line = [l for l in srs.log().splitlines() if "RTC: server listen udp" in l][0]
+    assert f":{srs.rtc_port}" in line and "candidate * -> " in line, line
+    pub = publish_rtmp(srs, media, "console")
+    try:
+        player = rtc.play(srs.api, "live", "console")
+        decoding(player, 25, timeout=20)
+        assert wait_until(lambda: player.audio_packets > 20, 10), player.stats()
+    finally:
         pub.stop()

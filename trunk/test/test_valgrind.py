@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import time
 import urllib.error
@@ -92,9 +93,14 @@ class VgServer:
     """The valgrind variant with its own conf on free ports, optionally under
     memcheck with the guide's options and its report in vg.log."""
 
-    def __init__(self, binary, workdir: Path, memcheck=True, suppressions=False):
+    def __init__(self, binary, workdir: Path, memcheck=True, suppressions=False, rtc=False):
         self.binary, self.workdir, self.memcheck, self.suppressions = binary, workdir, memcheck, suppressions
         self.rtmp_port, self.api_port, self.http_port = free_port(), free_port(), free_port()
+        # rtc: WebRTC on a free UDP port, RTMP streams bridged to it (AAC -> Opus).
+        self.rtc_port = free_port(socket.SOCK_DGRAM) if rtc else None
+        rtc_server = (f"rtc_server {{\n  enabled on;\n  listen {self.rtc_port};\n  candidate 127.0.0.1;\n}}\n"
+                      if rtc else "")
+        rtc_vhost = "  rtc {\n    enabled on;\n    rtmp_to_rtc on;\n  }\n" if rtc else ""
         self.vg_log = workdir / "vg.log"
         self.log_file = workdir / "srs.log"
         self.conf = workdir / "srs.conf"
@@ -103,8 +109,9 @@ class VgServer:
             f"pid {workdir / 'srs.pid'};\nsrs_log_tank file;\nsrs_log_file {self.log_file};\n"
             f"http_api {{\n  enabled on;\n  listen {self.api_port};\n}}\n"
             f"http_server {{\n  enabled on;\n  listen {self.http_port};\n  dir {workdir};\n}}\n"
-            "vhost __defaultVhost__ {\n  http_remux {\n    enabled on;\n"
-            "    mount [vhost]/[app]/[stream].flv;\n  }\n}\n")
+            + rtc_server
+            + "vhost __defaultVhost__ {\n  http_remux {\n    enabled on;\n"
+            "    mount [vhost]/[app]/[stream].flv;\n  }\n" + rtc_vhost + "}\n")
         self.proc = None
 
     def start(self):
@@ -290,6 +297,44 @@ def test_incremental_leak_check_is_clean(valgrind_srs, media, tmp_path):
         assert "ERROR SUMMARY: 0 errors" in text, text[-5000:]
         assert "Invalid read" not in text and "Invalid write" not in text, text[-5000:]
     finally:
+        for p in procs:
+            stop(p)
+        stop(server.proc)
+
+
+def test_webrtc_rounds_have_no_memory_errors(valgrind_srs, media, tmp_path):
+    """RTMP in with rtmp_to_rtc (AAC decoded, resampled and encoded to Opus),
+    rounds of WHEP players (aiortc) that decode, then a normal exit: memcheck
+    reports no error at all (uninitialised values included)."""
+    _need("ffmpeg")
+    from rtc_env import require_aiortc
+    require_aiortc()
+    from rtc_client import Rtc
+    server = VgServer(valgrind_srs, tmp_path, suppressions=True, rtc=True).start()
+    rtc = Rtc()
+    procs = []
+    try:
+        pub = Publisher(media, server.rtmp_url())
+        procs.append(pub.proc)
+        wait_publishing(server, 1)
+        app, name = STREAM.strip("/").split("/")
+        for _ in range(2):
+            players = [rtc.play(f"127.0.0.1:{server.api_port}", app, name, timeout=60) for _ in range(3)]
+            for p in players:
+                assert wait_until(lambda: p.frames_decoded >= 3 and p.audio_packets >= 3, 90, 0.5), p.stats()
+            for p in players:
+                p.close()
+            assert wait_until(lambda: not [c for c in server.clients() if c["type"] == "rtc-play"], 60, 0.5), \
+                server.clients()
+        pub.stop()
+        text = server.vg_text()
+        assert "uninitialised" not in text and "Invalid read" not in text, text[-5000:]
+        code = stop(server.proc, signal.SIGINT, timeout=120)
+        assert code == 0, server.log()[-2000:]
+        text = server.vg_text()
+        assert "ERROR SUMMARY: 0 errors" in text, text[-5000:]
+    finally:
+        rtc.close()
         for p in procs:
             stop(p)
         stop(server.proc)

@@ -297,7 +297,7 @@ Error AudioTranscoder::configure_resampler(const AVFrame* frame) {
         return SRS_ERR(kErrorAudioTranscoderResample, "decoded frame of %d Hz, %d channels", frame->sample_rate,
                        frame->ch_layout.nb_channels);
     }
-    AVChannelLayout in_layout;
+    AVChannelLayout in_layout = {};  // copy() uninits its target first: it must be valid
     int r = frame->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC
                 ? (av_channel_layout_default(&in_layout, frame->ch_layout.nb_channels), 0)
                 : av_channel_layout_copy(&in_layout, &frame->ch_layout);
