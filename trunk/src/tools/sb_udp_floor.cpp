@@ -266,7 +266,7 @@ int main(int argc, char** argv) {
     waitpid(child, nullptr, 0);
     double pct = 100.0 * cpu / wall;
     double per_packet_us = s.packets ? cpu * 1e6 / static_cast<double>(s.packets) : 0;
-    printf("{\"players\":%d,\"gso\":%s,\"seconds\":%.1f,\"cpu\":%.2f,\"cpu_per_player\":%.4f,"
+    printf("{\"players\":%d,\"gso\":%s,\"seconds\":%.3f,\"cpu\":%.2f,\"cpu_per_player\":%.4f,"
            "\"packets_per_player_s\":%.1f,\"messages\":%llu,\"us_per_packet\":%.2f,\"send_errors\":%llu,"
            "\"video_packets_per_frame\":%zu}\n",
            o.players, o.gso ? "true" : "false", wall, pct, pct / o.players,
