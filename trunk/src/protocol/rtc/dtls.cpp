@@ -10,6 +10,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 
@@ -17,9 +18,12 @@ namespace srs {
 
 namespace {
 
-// OpenSSL's DTLS timer reads the wall clock; this callback makes its period an
-// hour so it never fires, and DtlsEndpoint resends flights on the given clock.
-unsigned int dtls_long_timer(SSL*, unsigned int) { return 3600u * 1000u * 1000u; }
+// OpenSSL's DTLS timer asks the endpoint for each period (its backoff and
+// count of resends), then resends the flight itself with fresh records.
+unsigned int dtls_timer_period(SSL* ssl, unsigned int previous_us) {
+    DtlsEndpoint* self = static_cast<DtlsEndpoint*>(SSL_get_app_data(ssl));
+    return self ? self->next_period(previous_us) : static_cast<unsigned int>(kDtlsInitialRto);
+}
 
 std::string openssl_errors() {
     std::string out;
@@ -93,6 +97,31 @@ BIO_METHOD* datagram_bio_method() {
         return m;
     }();
     return method;
+}
+
+// Copies the datagram's records to *kept except epoch-0 warning alerts other
+// than close_notify; returns how many were left out (0: *kept is untouched).
+int strip_plaintext_warnings(const uint8_t* data, size_t size, std::string* kept) {
+    constexpr size_t kHeader = 13;  // type, version, epoch, sequence, length
+    int stripped = 0;
+    std::string out;
+    size_t i = 0;
+    while (i + kHeader <= size) {
+        size_t len = static_cast<size_t>(data[i + 11]) << 8 | data[i + 12];
+        if (i + kHeader + len > size) break;  // malformed: OpenSSL judges the rest
+        bool epoch0 = data[i + 3] == 0 && data[i + 4] == 0;
+        bool warning = data[i] == 21 && epoch0 && len == 2 && data[i + kHeader] == 1 && data[i + kHeader + 1] != 0;
+        if (warning) {
+            ++stripped;
+        } else {
+            out.append(reinterpret_cast<const char*>(data + i), kHeader + len);
+        }
+        i += kHeader + len;
+    }
+    if (stripped == 0) return 0;
+    out.append(reinterpret_cast<const char*>(data + i), size - i);
+    *kept = std::move(out);
+    return stripped;
 }
 
 int verify_cb(int, X509_STORE_CTX* store) {
@@ -221,9 +250,33 @@ std::string DtlsEndpoint::milestones() const {
 
 int DtlsEndpoint::bio_write(const char* data, int size) {
     if (size <= 0) return 0;
-    writing_.emplace_back(data, static_cast<size_t>(size));
+    ++written_;
     out_.emplace_back(data, static_cast<size_t>(size));
     return size;
+}
+
+unsigned int DtlsEndpoint::next_period(unsigned int previous_us) {
+    if (previous_us == 0) {
+        // A flight's first send: its timer starts afresh.
+        rto_ = kDtlsInitialRto;
+        retransmits_ = 0;
+    } else {
+        // The period expired and OpenSSL is about to resend the flight.
+        rto_ = std::min<utime_t>(static_cast<utime_t>(previous_us) * 2, kDtlsMaxRto);
+        ++retransmits_;
+        resent_ = true;
+        mark("retransmit" + std::to_string(flights_) + "." + std::to_string(retransmits_));
+    }
+    return static_cast<unsigned int>(rto_);
+}
+
+void DtlsEndpoint::follow_openssl_timer(utime_t now) {
+    struct timeval left = {0, 0};
+    if (state_ == DtlsState::kConnecting && ssl_ && DTLSv1_get_timeout(ssl_, &left) == 1) {
+        next_timeout_ = now + static_cast<utime_t>(left.tv_sec) * kUsPerSecond + left.tv_usec;
+    } else {
+        next_timeout_ = kDtlsNoTimeout;
+    }
 }
 
 int DtlsEndpoint::bio_read(char* data, int size) {
@@ -274,7 +327,7 @@ Error DtlsEndpoint::start(utime_t now) {
     SSL_set_mode(ssl_, SSL_MODE_RELEASE_BUFFERS);
     SSL_set_mtu(ssl_, static_cast<long>(kDtlsMtu));
     DTLS_set_link_mtu(ssl_, static_cast<long>(kDtlsMtu));
-    DTLS_set_timer_cb(ssl_, dtls_long_timer);
+    DTLS_set_timer_cb(ssl_, dtls_timer_period);
     if (role_ == DtlsRole::kServer) {
         SSL_set_accept_state(ssl_);
     } else {
@@ -288,26 +341,21 @@ Error DtlsEndpoint::start(utime_t now) {
     return Error();
 }
 
-void DtlsEndpoint::arm(utime_t now) {
-    next_timeout_ = now + rto_;
-}
-
 Error DtlsEndpoint::fail(Error err) {
     state_ = DtlsState::kFailed;
     next_timeout_ = kDtlsNoTimeout;
-    flight_.clear();
     mark(std::string("failed:") + std::to_string(err.code()));
     return err;
 }
 
-// Runs OpenSSL after input or on start, then books what it wrote as the new flight.
+// Runs OpenSSL after input or on start; what it wrote is a new flight unless
+// it was a resend (OpenSSL resends by itself when its timer expired while reading).
 Error DtlsEndpoint::drive(utime_t now) {
-    writing_.clear();
+    written_ = 0;
+    resent_ = false;
     ERR_clear_error();
     int r = SSL_do_handshake(ssl_);
     int e = r == 1 ? SSL_ERROR_NONE : SSL_get_error(ssl_, r);
-    std::vector<std::string> wrote;
-    wrote.swap(writing_);
 
     if (r != 1 && e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
         if (fingerprint_mismatch_) {
@@ -318,24 +366,12 @@ Error DtlsEndpoint::drive(utime_t now) {
                             role_ == DtlsRole::kServer ? "server" : "client", e, openssl_errors().c_str()));
     }
 
-    bool sent = !wrote.empty();
-    if (sent) {
-        // A new flight: it replaces the last one, and the timer restarts.
-        flight_ = std::move(wrote);
-        rto_ = kDtlsInitialRto;
-        retransmits_ = 0;
+    if (written_ > 0 && !resent_) {
         ++flights_;
-        mark("flight" + std::to_string(flights_) + ":" + std::to_string(flight_.size()));
-        arm(now);
+        mark("flight" + std::to_string(flights_) + ":" + std::to_string(written_));
     }
-
-    if (r == 1) {
-        // Connected. The side that sent the last flight (the server in a full
-        // handshake) keeps it, to answer a peer that did not get it; no timer.
-        next_timeout_ = kDtlsNoTimeout;
-        if (!sent) flight_.clear();
-        return after_handshake();
-    }
+    if (r == 1) return after_handshake();
+    follow_openssl_timer(now);
     return Error();
 }
 
@@ -366,6 +402,7 @@ Error DtlsEndpoint::after_handshake() {
     keys_.server_salt.assign(b + 2 * key_len + salt_len, salt_len);
     OPENSSL_cleanse(km, sizeof(km));
     state_ = DtlsState::kConnected;
+    next_timeout_ = kDtlsNoTimeout;
     // The record buffers (~17 KiB each way) are idle from now on: a connected
     // session only reads an alert or a repeated Finished now and then, and
     // OpenSSL allocates them again for that.
@@ -383,6 +420,21 @@ Error DtlsEndpoint::handle_datagram(const uint8_t* data, size_t size, utime_t no
     in_size_ = size;
 
     if (state_ == DtlsState::kConnecting) {
+        // OpenSSL 3.0 fails a handshake on one plaintext warning alert ("too
+        // many warn alerts"); RFC 5246 7.2 lets a warning be ignored, and a
+        // peer may repeat one, so those records never reach OpenSSL.
+        std::string kept;
+        int warnings = strip_plaintext_warnings(data, size, &kept);
+        if (warnings > 0) {
+            mark("warning-alerts:" + std::to_string(warnings));
+            if (kept.empty()) {
+                in_ = nullptr;
+                in_size_ = 0;
+                return Error();
+            }
+            in_ = reinterpret_cast<const uint8_t*>(kept.data());
+            in_size_ = kept.size();
+        }
         Error err = drive(now);
         in_ = nullptr;
         in_size_ = 0;
@@ -390,9 +442,10 @@ Error DtlsEndpoint::handle_datagram(const uint8_t* data, size_t size, utime_t no
         return Error();
     }
 
-    // Connected: OpenSSL answers a retransmitted Finished itself; WebRTC sends
-    // no application data over DTLS (without data channels), so any is dropped.
-    writing_.clear();
+    // Connected: OpenSSL answers a peer's resent Finished (it missed our last
+    // flight) by resending that flight itself. WebRTC sends no application
+    // data over DTLS (without data channels), so any is dropped.
+    written_ = 0;
     ERR_clear_error();
     unsigned char buf[2048];
     SSL_alloc_buffers(ssl_);  // freed between datagrams (see after_handshake)
@@ -401,15 +454,7 @@ Error DtlsEndpoint::handle_datagram(const uint8_t* data, size_t size, utime_t no
     SSL_free_buffers(ssl_);  // as after the handshake: nothing is pending between datagrams
     in_ = nullptr;
     in_size_ = 0;
-    bool answered = !writing_.empty();
-    writing_.clear();
-    // Our peer resends its last flight when it missed our final one; since we
-    // resend identical records, OpenSSL may drop that as a replay, so answer here.
-    if (!answered && !flight_.empty() && (data[0] == 20 || data[0] == 22) && final_resends_ < kDtlsMaxRetransmits) {
-        ++final_resends_;
-        for (const auto& d : flight_) out_.push_back(d);
-        mark("resend-final");
-    }
+    if (written_ > 0) mark("resend-final");
     if (e == SSL_ERROR_ZERO_RETURN || (SSL_get_shutdown(ssl_) & SSL_RECEIVED_SHUTDOWN)) {
         state_ = DtlsState::kClosed;
         next_timeout_ = kDtlsNoTimeout;
@@ -428,11 +473,15 @@ Error DtlsEndpoint::handle_timeout(utime_t now) {
         return fail(SRS_ERR(kErrorDtlsTimeout, "no answer after %d retransmissions of flight %d", retransmits_,
                             flights_));
     }
-    ++retransmits_;
-    for (const auto& d : flight_) out_.push_back(d);
-    mark("retransmit" + std::to_string(flights_) + "." + std::to_string(retransmits_));
-    rto_ = rto_ * 2 > kDtlsMaxRto ? kDtlsMaxRto : rto_ * 2;
-    arm(now);
+    written_ = 0;
+    ERR_clear_error();
+    // OpenSSL rebuilds the flight's records (new sequence numbers) and asks
+    // next_period() for the doubled period; 0 means its timer is not due yet.
+    int r = DTLSv1_handle_timeout(ssl_);
+    if (r < 0) {
+        return fail(SRS_ERR(kErrorDtlsHandshake, "resend flight %d: %s", flights_, openssl_errors().c_str()));
+    }
+    follow_openssl_timer(now);
     return Error();
 }
 
@@ -453,7 +502,6 @@ Error DtlsEndpoint::close() {
         // OpenSSL 3's DTLS writer does not bring back freed buffers itself.
         SSL_alloc_buffers(ssl_);
         SSL_shutdown(ssl_);  // queues close_notify; the peer's is not awaited
-        writing_.clear();
         mark("close_notify:sent");
     }
     if (state_ != DtlsState::kFailed) state_ = DtlsState::kClosed;

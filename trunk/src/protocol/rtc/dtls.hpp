@@ -6,10 +6,15 @@
 // reads and writes through a BIO that only touches this object's memory.
 //
 // Guarantees:
-// - No real time is read: the retransmission timer runs on the `now` values
-//   given. OpenSSL's own (wall-clock) timer is set so long it never fires; this
-//   object resends the last flight itself (1 s, doubling to 8 s), and after
-//   kDtlsMaxRetransmits resends without progress the handshake fails.
+// - Retransmissions are OpenSSL's own (DTLSv1_handle_timeout): every resent
+//   record has a new sequence number (RFC 6347 4.1, 4.2.4), as peers that keep
+//   a replay window (pion, BoringSSL) require. OpenSSL asks this object for the
+//   period through its timer callback (1 s, doubling to 8 s); after
+//   kDtlsMaxRetransmits resends of one flight the handshake fails.
+// - next_timeout() is on the clock given as `now`. OpenSSL's gate on a resend
+//   reads the wall clock (gettimeofday), so after every call the time OpenSSL
+//   has left is carried over onto the given clock: the two never disagree by
+//   more than OpenSSL's 15 ms slack, and handle_timeout() never resends early.
 // - Both sides send a certificate (the server asks for the client's) and the
 //   peer's SHA-256 fingerprint must equal the one given from the SDP; otherwise
 //   a fatal alert is sent and the state is failed (the peer fails on the alert).
@@ -124,17 +129,21 @@ class DtlsEndpoint {
     // Handshake milestones for logs, e.g. "start,flight1,recv,flight2,...,connected".
     std::string milestones() const;
 
-    // The custom BIO's hooks (not for callers).
+    // The custom BIO's and OpenSSL's hooks (not for callers).
     int bio_write(const char* data, int size);
     int bio_read(char* data, int size);
     bool check_peer(x509_st* cert);
+    // OpenSSL's timer callback: previous_us is 0 when a flight's timer starts,
+    // else the period that just expired. Returns the next period.
+    unsigned int next_period(unsigned int previous_us);
 
   private:
     void mark(const std::string& milestone);
     Error drive(utime_t now);
     Error after_handshake();
     Error fail(Error err);
-    void arm(utime_t now);
+    // next_timeout_ := now + the time OpenSSL's retransmission timer has left.
+    void follow_openssl_timer(utime_t now);
 
     std::shared_ptr<DtlsCertificate> cert_;
     DtlsRole role_;
@@ -152,13 +161,12 @@ class DtlsEndpoint {
     const uint8_t* in_ = nullptr;  // the datagram being read, whole
     size_t in_size_ = 0;
     std::deque<std::string> out_;
-    std::vector<std::string> flight_;   // the last flight, resent on timeout
-    std::vector<std::string> writing_;  // datagrams written during the current call
+    size_t written_ = 0;  // datagrams written during the current call
 
     utime_t next_timeout_ = kDtlsNoTimeout;
     utime_t rto_ = kDtlsInitialRto;
-    int retransmits_ = 0;
-    int final_resends_ = 0;  // answers to a peer that missed our final flight
+    int retransmits_ = 0;      // of the current flight
+    bool resent_ = false;      // OpenSSL resent a flight during the current call
     int flights_ = 0;
     std::vector<std::string> milestones_;
 };

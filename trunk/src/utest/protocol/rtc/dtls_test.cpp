@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "protocol/rtc/dtls.hpp"
+#include "utest/openssl_wall_clock.hpp"
 
 using namespace srs;
 
@@ -44,7 +45,13 @@ struct Pair {
     DtlsEndpoint client{cc, DtlsRole::kClient, sc->fingerprint()};
     DtlsEndpoint server{sc, DtlsRole::kServer, cc->fingerprint()};
     utime_t now = 1000 * kUsPerSecond;
+    FakeWallClock wall{now};
 
+    // Moves the fake clock, and OpenSSL's wall clock with it.
+    void at(utime_t t) {
+        now = t;
+        wall.set(t);
+    }
     void start() {
         Error e1 = server.start(now);
         EXPECT_TRUE(e1.ok()) << e1.describe();
@@ -206,7 +213,7 @@ TEST(ProtocolDtlsTest, LostFlightsAreRetransmittedOnTheFakeClock) {
         p.run(filter);
         EXPECT_TRUE(dropped);
         for (int i = 0; i < 6 && p.server.state() != DtlsState::kConnected; ++i) {
-            p.now = std::min(p.client.next_timeout(), p.server.next_timeout());
+            p.at(std::min(p.client.next_timeout(), p.server.next_timeout()));
             ASSERT_NE(kDtlsNoTimeout, p.now) << lose;
             ASSERT_TRUE(p.client.handle_timeout(p.now).ok());
             ASSERT_TRUE(p.server.handle_timeout(p.now).ok());
@@ -214,7 +221,7 @@ TEST(ProtocolDtlsTest, LostFlightsAreRetransmittedOnTheFakeClock) {
         }
         // The client may still be waiting for the server's last flight: one more timeout.
         for (int i = 0; i < 6 && p.client.state() != DtlsState::kConnected; ++i) {
-            p.now = p.client.next_timeout();
+            p.at(p.client.next_timeout());
             ASSERT_NE(kDtlsNoTimeout, p.now);
             ASSERT_TRUE(p.client.handle_timeout(p.now).ok());
             p.run(filter);
@@ -231,11 +238,235 @@ TEST(ProtocolDtlsTest, TimerBeforeDueDoesNothing) {
     drain(&p.client);
     utime_t due = p.client.next_timeout();
     EXPECT_EQ(p.now + kDtlsInitialRto, due);
+    p.at(due - 20 * kUsPerMs);  // OpenSSL counts the last 15 ms as due
     ASSERT_TRUE(p.client.handle_timeout(due - 1).ok());
     EXPECT_EQ(0u, p.client.pending_datagrams());
+    ASSERT_TRUE(p.client.handle_timeout(p.now).ok());
+    EXPECT_EQ(0u, p.client.pending_datagrams());
+    EXPECT_EQ(due, p.client.next_timeout());
+    p.at(due);
     ASSERT_TRUE(p.client.handle_timeout(due).ok());
     EXPECT_GT(p.client.pending_datagrams(), 0u);
+    EXPECT_EQ(1, p.client.retransmits());
     EXPECT_EQ(due + 2 * kDtlsInitialRto, p.client.next_timeout());
+}
+
+namespace {
+
+struct DtlsRecordHeader {
+    uint8_t type = 0;
+    uint16_t epoch = 0;
+    uint64_t seq = 0;
+    uint8_t handshake_type = 0;  // epoch 0 handshake records only
+};
+
+// The record headers of one datagram (RFC 6347 4.1).
+std::vector<DtlsRecordHeader> records_of(const std::string& d) {
+    std::vector<DtlsRecordHeader> out;
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(d.data());
+    size_t i = 0;
+    while (i + 13 <= d.size()) {
+        DtlsRecordHeader h;
+        h.type = p[i];
+        h.epoch = static_cast<uint16_t>(p[i + 3] << 8 | p[i + 4]);
+        for (int k = 5; k < 11; ++k) h.seq = h.seq << 8 | p[i + k];
+        size_t len = static_cast<size_t>(p[i + 11] << 8 | p[i + 12]);
+        if (h.type == 22 && h.epoch == 0 && len > 0) h.handshake_type = p[i + 13];
+        out.push_back(h);
+        i += 13 + len;
+    }
+    EXPECT_EQ(i, d.size()) << "a datagram holds whole records";
+    return out;
+}
+
+std::vector<DtlsRecordHeader> records_of(const std::vector<std::string>& ds) {
+    std::vector<DtlsRecordHeader> out;
+    for (const auto& d : ds) {
+        auto r = records_of(d);
+        out.insert(out.end(), r.begin(), r.end());
+    }
+    return out;
+}
+
+}  // namespace
+
+// RFC 6347 4.1 and 4.2.4: a resent flight is made of new records. A peer with
+// a replay window (pion, BoringSSL) drops a record whose sequence number it saw.
+TEST(ProtocolDtlsTest, ResentFlightsHaveNewRecordSequenceNumbers) {
+    Pair p;
+    p.start();
+
+    // Flight 1 (ClientHello) is lost; its resend has the same message in a new record.
+    auto first = records_of(drain(&p.client));
+    ASSERT_EQ(1u, first.size());
+    EXPECT_EQ(1, first[0].handshake_type);
+    p.at(p.client.next_timeout());
+    ASSERT_TRUE(p.client.handle_timeout(p.now).ok());
+    auto again = drain(&p.client);
+    auto resent = records_of(again);
+    ASSERT_EQ(1u, resent.size());
+    EXPECT_EQ(1, resent[0].handshake_type);
+    EXPECT_EQ(0, resent[0].epoch);
+    EXPECT_GT(resent[0].seq, first[0].seq);
+
+    // The server's flight (hello ... done) is lost once: every record is new.
+    deliver(&p.server, again, p.now);
+    auto flight2 = records_of(drain(&p.server));
+    ASSERT_GE(flight2.size(), 4u);
+    p.at(p.server.next_timeout());
+    ASSERT_TRUE(p.server.handle_timeout(p.now).ok());
+    auto flight2_again = drain(&p.server);
+    auto resent2 = records_of(flight2_again);
+    ASSERT_EQ(flight2.size(), resent2.size());
+    for (size_t i = 0; i < resent2.size(); ++i) {
+        EXPECT_EQ(flight2[i].handshake_type, resent2[i].handshake_type) << i;
+        EXPECT_GT(resent2[i].seq, flight2.back().seq) << i;
+    }
+
+    // The client's last flight mixes epochs: Certificate ... in epoch 0, then
+    // ChangeCipherSpec and the encrypted Finished in epoch 1. Both go on with
+    // new numbers in their own epoch.
+    deliver(&p.client, flight2_again, p.now);
+    auto flight3 = records_of(drain(&p.client));
+    p.at(p.client.next_timeout());
+    ASSERT_TRUE(p.client.handle_timeout(p.now).ok());
+    auto flight3_again_raw = drain(&p.client);
+    auto flight3_again = records_of(flight3_again_raw);
+    ASSERT_EQ(flight3.size(), flight3_again.size());
+    uint64_t last_epoch0 = 0, last_epoch1 = 0;
+    bool has_epoch1 = false;
+    for (const auto& r : flight3) {
+        if (r.epoch == 0) last_epoch0 = std::max(last_epoch0, r.seq);
+        if (r.epoch == 1) {
+            last_epoch1 = std::max(last_epoch1, r.seq);
+            has_epoch1 = true;
+        }
+    }
+    ASSERT_TRUE(has_epoch1);
+    for (size_t i = 0; i < flight3_again.size(); ++i) {
+        EXPECT_EQ(flight3[i].type, flight3_again[i].type) << i;
+        EXPECT_EQ(flight3[i].epoch, flight3_again[i].epoch) << i;
+        EXPECT_GT(flight3_again[i].seq, flight3_again[i].epoch ? last_epoch1 : last_epoch0) << i;
+    }
+
+    // And the handshake completes on the resent flights.
+    deliver(&p.server, flight3_again_raw, p.now);
+    deliver(&p.client, drain(&p.server), p.now);
+    EXPECT_EQ(DtlsState::kConnected, p.client.state()) << p.client.milestones();
+    EXPECT_EQ(DtlsState::kConnected, p.server.state()) << p.server.milestones();
+    EXPECT_NE(std::string::npos, p.client.milestones().find("retransmit1.1")) << p.client.milestones();
+}
+
+// The server's last flight (ChangeCipherSpec, Finished) is lost: the client
+// resends its flight and the connected server answers with new records.
+TEST(ProtocolDtlsTest, ConnectedServerResendsItsLastFlightWithNewRecords) {
+    Pair p;
+    p.start();
+    deliver(&p.server, drain(&p.client), p.now);
+    deliver(&p.client, drain(&p.server), p.now);
+    deliver(&p.server, drain(&p.client), p.now);
+    ASSERT_EQ(DtlsState::kConnected, p.server.state()) << p.server.milestones();
+    auto lost = records_of(drain(&p.server));
+    ASSERT_FALSE(lost.empty());
+    ASSERT_EQ(DtlsState::kConnecting, p.client.state());
+
+    p.at(p.client.next_timeout());
+    ASSERT_TRUE(p.client.handle_timeout(p.now).ok());
+    deliver(&p.server, drain(&p.client), p.now);
+    auto answer = drain(&p.server);
+    auto again = records_of(answer);
+    ASSERT_EQ(lost.size(), again.size()) << p.server.milestones();
+    for (size_t i = 0; i < again.size(); ++i) {
+        EXPECT_EQ(lost[i].epoch, again[i].epoch);
+        EXPECT_GT(again[i].seq, lost[i].seq);
+    }
+    EXPECT_EQ(0, deliver(&p.client, answer, p.now));
+    EXPECT_EQ(DtlsState::kConnected, p.client.state()) << p.client.milestones();
+    EXPECT_NE(std::string::npos, p.server.milestones().find("resend-final"));
+}
+
+// The peer repeats an alert: a warning twice mid-handshake is ignored, a
+// close_notify twice closes once, a fatal one fails the handshake once.
+TEST(ProtocolDtlsTest, RepeatedAlerts) {
+    // level 1 (warning), description 90 (user_canceled), epoch 0.
+    const std::string warning("\x15\xfe\xfd\x00\x00\x00\x00\x00\x00\x00\x63\x00\x02\x01\x5a", 15);
+    Pair p;
+    p.start();
+    deliver(&p.server, drain(&p.client), p.now);
+    EXPECT_EQ(0, deliver(&p.server, {warning, warning}, p.now));
+    EXPECT_EQ(DtlsState::kConnecting, p.server.state()) << p.server.milestones();
+    p.run();
+    EXPECT_EQ(DtlsState::kConnected, p.server.state()) << p.server.milestones();
+    EXPECT_EQ(DtlsState::kConnected, p.client.state()) << p.client.milestones();
+
+    ASSERT_TRUE(p.client.close().ok());
+    auto bye = drain(&p.client);
+    ASSERT_EQ(1u, bye.size());
+    EXPECT_TRUE(p.server.handle_datagram(reinterpret_cast<const uint8_t*>(bye[0].data()), bye[0].size(), p.now).ok());
+    EXPECT_EQ(DtlsState::kClosed, p.server.state());
+    Error twice = p.server.handle_datagram(reinterpret_cast<const uint8_t*>(bye[0].data()), bye[0].size(), p.now);
+    EXPECT_EQ(kErrorDtlsState, twice.code());
+    EXPECT_EQ(DtlsState::kClosed, p.server.state());
+
+    // level 2 (fatal), description 40 (handshake_failure).
+    const std::string fatal("\x15\xfe\xfd\x00\x00\x00\x00\x00\x00\x00\x64\x00\x02\x02\x28", 15);
+    Pair f;
+    f.start();
+    deliver(&f.server, drain(&f.client), f.now);
+    Error e1 = f.server.handle_datagram(reinterpret_cast<const uint8_t*>(fatal.data()), fatal.size(), f.now);
+    EXPECT_EQ(kErrorDtlsHandshake, e1.code()) << e1.describe();
+    EXPECT_NE(std::string::npos, e1.describe().find("handshake failure")) << e1.describe();
+    Error e2 = f.server.handle_datagram(reinterpret_cast<const uint8_t*>(fatal.data()), fatal.size(), f.now);
+    EXPECT_EQ(kErrorDtlsState, e2.code());
+    EXPECT_EQ(DtlsState::kFailed, f.server.state());
+    EXPECT_EQ(kDtlsNoTimeout, f.server.next_timeout());
+}
+
+// A corrupt ClientHello or Certificate fails the handshake with OpenSSL's
+// reason in the error, once; nothing is resent after it.
+TEST(ProtocolDtlsTest, CorruptClientHelloAndCertificateAreRefused) {
+    Pair p;
+    p.start();
+    auto hello = drain(&p.client);
+    ASSERT_EQ(1u, hello.size());
+    std::string bad = hello[0];
+    // The cipher suites' length (after version, random, session id, cookie) made odd and huge.
+    size_t body = 13 + 12;
+    size_t sid = body + 2 + 32;
+    size_t cookie = sid + 1 + static_cast<uint8_t>(bad[sid]);
+    size_t suites = cookie + 1 + static_cast<uint8_t>(bad[cookie]);
+    bad[suites] = '\x7f';
+    bad[suites + 1] = '\x01';
+    Error e = p.server.handle_datagram(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(), p.now);
+    EXPECT_EQ(kErrorDtlsHandshake, e.code()) << e.describe();
+    EXPECT_NE(std::string::npos, e.describe().find("handshake as server")) << e.describe();
+    EXPECT_EQ(DtlsState::kFailed, p.server.state());
+    EXPECT_EQ(kDtlsNoTimeout, p.server.next_timeout());
+
+    // A Certificate whose DER is garbage: the client's flight 3 carries it.
+    Pair q;
+    q.start();
+    deliver(&q.server, drain(&q.client), q.now);
+    deliver(&q.client, drain(&q.server), q.now);
+    auto flight3 = drain(&q.client);
+    bool corrupted = false;
+    for (auto& d : flight3) {
+        size_t i = 0;
+        while (i + 13 <= d.size()) {
+            size_t len = static_cast<size_t>(static_cast<uint8_t>(d[i + 11]) << 8 | static_cast<uint8_t>(d[i + 12]));
+            // Handshake header is 12 bytes; a Certificate (11) body is a 3-byte
+            // list length, then each a 3-byte length and DER (0x30 ...).
+            if (d[i] == 22 && d[i + 4] == 0 && d[i + 13] == 11 && len > 40) {
+                for (size_t k = i + 13 + 12 + 6; k < i + 13 + 12 + 30 && k < d.size(); ++k) d[k] = 'Z';
+                corrupted = true;
+            }
+            i += 13 + len;
+        }
+    }
+    ASSERT_TRUE(corrupted);
+    int errors = deliver(&q.server, flight3, q.now);
+    EXPECT_GE(errors, 1);
+    EXPECT_EQ(DtlsState::kFailed, q.server.state()) << q.server.milestones();
 }
 
 TEST(ProtocolDtlsTest, ReorderedAndDuplicatedDatagrams) {
@@ -292,7 +523,7 @@ TEST(ProtocolDtlsTest, StalledHandshakeTimesOut) {
     Error last;
     int timeouts = 0;
     while (p.client.state() == DtlsState::kConnecting && timeouts < 100) {
-        p.now = p.client.next_timeout();
+        p.at(p.client.next_timeout());
         last = p.client.handle_timeout(p.now);
         drain(&p.client);
         ++timeouts;
@@ -309,7 +540,7 @@ TEST(ProtocolDtlsTest, StalledHandshakeTimesOut) {
     drain(&h.server);
     int n = 0;
     while (h.server.state() == DtlsState::kConnecting && n < 100) {
-        h.now = h.server.next_timeout();
+        h.at(h.server.next_timeout());
         Error e = h.server.handle_timeout(h.now);
         e.ignore();
         drain(&h.server);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "protocol/rtc/rtc_peer.hpp"
+#include "utest/openssl_wall_clock.hpp"
 
 using namespace srs;
 
@@ -83,6 +84,7 @@ struct Net {
     Recorder cl, sl;
     std::unique_ptr<RtcPeer> client, server;
     utime_t now = 100 * kUsPerSecond;
+    FakeWallClock wall{now};  // OpenSSL's DTLS timer follows `now`
     // Returns false to drop a datagram; sees every one in order.
     std::function<bool(Dir, const std::string&)> keep;
     bool reverse_batches = false;
@@ -154,10 +156,14 @@ struct Net {
             if (exchange()) continue;
             utime_t next = std::min(client->next_timeout(), server->next_timeout());
             if (next == kRtcNoTimeout) break;
-            now = std::max(now, std::min(next, end));
+            at(std::max(now, std::min(next, end)));
             EXPECT_TRUE(client->handle_timeout(now).ok());
             EXPECT_TRUE(server->handle_timeout(now).ok());
         }
+    }
+    void at(utime_t t) {
+        now = t;
+        wall.set(t);
     }
     bool both_connected() const {
         return client->state() == RtcPeerState::kConnected && server->state() == RtcPeerState::kConnected;
@@ -370,7 +376,7 @@ TEST(ProtocolRtcPeer, RejectsBadStunAndSendsNothing) {
     EXPECT_EQ(s->stats().dropped, 6u);
 
     // The right request is answered to where it came from, verifiably.
-    net.now += kUsPerSecond;
+    net.at(net.now + kUsPerSecond);
     ASSERT_TRUE(net.deliver(s, binding_request(good_user, kServerPwd, 9), net.caddr).ok());
     ASSERT_TRUE(s->pop_transmit(&t));
     EXPECT_TRUE(t.to == net.caddr);
@@ -489,7 +495,7 @@ TEST(ProtocolRtcPeer, ChecksOnOtherPairsDoNotMoveALiveAddress) {
     ASSERT_TRUE(net.server->pop_transmit(&t));
     EXPECT_TRUE(t.to == other);  // answered where it came from
     // The selected address goes quiet for a second: the next check moves the peer.
-    net.now += kRtcRebindQuiet;
+    net.at(net.now + kRtcRebindQuiet);
     ASSERT_TRUE(net.deliver(net.server.get(), binding_request(user, kServerPwd, 61, false), other).ok());
     EXPECT_EQ(net.sl.addresses.size(), moves + 1);
     EXPECT_TRUE(net.server->remote_address() == other);
@@ -538,7 +544,7 @@ TEST(ProtocolRtcPeer, ClientGivesUpWithoutAnswers) {
     RtcTransmit t;
     while (net.client->state() == RtcPeerState::kChecking && net.now < t0 + 40 * kUsPerSecond) {
         while (net.client->pop_transmit(&t)) ++checks;
-        net.now = net.client->next_timeout();
+        net.at(net.client->next_timeout());
         ASSERT_TRUE(net.client->handle_timeout(net.now).ok());
     }
     EXPECT_EQ(net.client->state(), RtcPeerState::kClosed);
