@@ -56,6 +56,9 @@ STREAM = obj({"id": {"type": "string", "pattern": r"^vid-"}, "name": STR, "vhost
              extra=False)
 # Ours, only on an edge's pulled streams (docs/cluster.md): not required.
 STREAM["properties"].update({"edge": {"type": "boolean", "enum": [True]}, "origin": STR})
+# Ours (docs/api.md): whether a WebRTC player gets the stream's media, and why (not).
+STREAM["properties"]["webrtc"] = obj({"play": BOOL, "reason": STR}, extra=False)
+STREAM["required"].append("webrtc")
 
 CLIENT = obj({"id": STR, "vhost": STR, "stream": STR, "ip": STR, "pageUrl": STR, "swfUrl": STR, "tcUrl": STR,
               "url": STR, "name": STR,

@@ -147,6 +147,7 @@ class Peer:
         self.location = None        # WHIP/WHEP resource (absolute URL)
         self.sessionid = None       # JSON API session id
         self.reply = None           # JSON API answer (dict)
+        self.headers = None         # WHIP/WHEP answer's HTTP headers
         self.post_time = None       # monotonic time the offer was POSTed
         self.connected_at = None
         self.closed = False
@@ -189,6 +190,7 @@ class Peer:
         status, headers, text = http("POST", url, offer, "application/sdp")
         if status != 201:
             raise SignalingError(status, 0, text)
+        self.headers = headers
         loc = headers.get("Location")
         if loc:
             self.location = urllib.parse.urljoin(self.api + "/", loc)

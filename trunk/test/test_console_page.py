@@ -8,23 +8,30 @@ starts (or reports cleanly why not) in screen mode.
 
 With the bridges on, ffmpeg's RTMP stream plays through the console's WHEP
 link (rtmp_to_rtc) and whip.html's stream plays over HTTP-FLV with ffprobe
-(rtc_to_rtmp).
+(rtc_to_rtmp). With rtmp_to_rtc off, an RTMP stream reaches no WebRTC
+player: the API's stream says why ("webrtc"), the console offers no WHEP link
+but that reason, whep.html (admitted, as SRS does) shows it instead of
+"playing", and the server logs it, also when the publisher comes after the
+player.
 
 The browser is test_rtc_browser.py's (fake camera, loopback candidates); in
 CI (CI=true) a missing Chromium or aiortc fails the tests, elsewhere they
 skip with the reason."""
+import re
 import time
 
 import pytest
 
 from conftest import wait_until
 from media import Publisher, probe_streams, wait_for_publish
-from rtc_env import api_get, api_ok, require_aiortc, rtc_clients, rtc_conf
+from rtc_env import api_get, api_ok, api_stream, require_aiortc, rtc_clients, rtc_conf
 from test_browser import HTML_DIR, require
-from test_rtc_browser import our_errors, require_pages, rtc_browser, wait_page  # noqa: F401 (fixture)
+from test_rtc_browser import our_errors, page_state, require_pages, rtc_browser, wait_page  # noqa: F401 (fixture)
 
 CONSOLE_FILES = ["index.html", "console/console.js", "console/console.css"]
 HTTP_REMUX = "  http_remux {\n    enabled on;\n    mount [vhost]/[app]/[stream].flv;\n  }\n"
+# Why ffmpeg's RTMP stream reaches no WebRTC player in rtc_conf's vhost (rtmp_to_rtc off).
+NO_BRIDGE = "published over RTMP and rtmp_to_rtc is off in vhost __defaultVhost__"
 
 
 def start_console_srs(srs, vhost_extra=""):
@@ -64,7 +71,10 @@ return {
   summary: Object.fromEntries(rows('#summary dd').map(d => [d.dataset.key, d.textContent])),
   streams: rows('#streams tbody tr').map(tr => ({
     name: tr.dataset.stream, cells: [...tr.cells].map(text),
-    whep: tr.querySelector('a.play-whep').href, flv: tr.querySelector('a.play-flv').dataset.url,
+    whep: tr.querySelector('a.play-whep') ? tr.querySelector('a.play-whep').href : null,
+    whepTitle: tr.querySelector('a.play-whep') ? tr.querySelector('a.play-whep').title : null,
+    noWhep: tr.querySelector('.no-whep') ? tr.querySelector('.no-whep').textContent : null,
+    flv: tr.querySelector('a.play-flv').dataset.url,
     flvPage: tr.querySelector('a.play-flv').href, rtmp: tr.querySelector('input.rtmp-url').value})),
   clients: rows('#clients tbody tr').map(tr => ({id: tr.dataset.client, cells: [...tr.cells].map(text)})),
 };
@@ -115,8 +125,8 @@ def test_console_lists_ffmpeg_stream(web, browser, media):
         assert "autostart=true" in row["flvPage"] and "url=" + flv.replace(":", "%3A").replace("/", "%2F") \
             in row["flvPage"], row
         assert row["rtmp"] == f"rtmp://127.0.0.1:{srs.rtmp_port}/live/c1", row
-        assert row["whep"].startswith(f"http://127.0.0.1:{srs.http_port}/players/whep.html?autostart=true"
-                                      f"&app=live&stream=c1&server=127.0.0.1&api={srs.api_port}"), row
+        # rtmp_to_rtc is off: no WHEP link, and why (the WHEP link is tested with the bridge on).
+        assert row["whep"] is None and row["noWhep"] == f"WebRTC: off ({NO_BRIDGE})", row
         # The link really plays: ffprobe reads the stream from the URL the console built.
         got = probe_streams(row["flv"])
         assert got.get("video", {}).get("codec_name") == "h264" and "audio" in got, got
@@ -183,10 +193,13 @@ def play_console_whep_link(srs, browser, stream, timeout=25):
     view = wait_console(browser, lambda v: stream_row(v, stream) and stream_row(v, stream)["cells"][3] == "yes",
                         10, f"the console did not list {stream}")
     link = stream_row(view, stream)["whep"]
+    assert link and link.startswith(f"http://127.0.0.1:{srs.http_port}/players/whep.html?autostart=true"
+                                    f"&app=live&stream={stream}&server=127.0.0.1&api={srs.api_port}"), view
     browser.navigate(link)
     got = wait_page(browser, lambda s: s["state"] and s["stats"]["framesDecoded"] > 25, timeout,
                     f"the console's WHEP link {link} did not decode 25 frames")
     assert got["state"]["connection"] == "connected", got
+    assert got["state"]["status"] == "playing" and got["state"]["noMedia"] is None, got
     assert wait_until(lambda: rtc_clients(srs, stream, "rtc-play"), 5), rtc_clients(srs)
     return got
 
@@ -201,6 +214,7 @@ def test_console_whep_link_plays_webrtc_stream(web, browser):
         got = play_console_whep_link(srs, browser, "c3")
         assert [got["stats"]["frameWidth"], got["stats"]["frameHeight"]] == [320, 240], got
         assert "h264" in (got["stats"]["videoCodec"] or "").lower(), got
+        assert api_stream(srs, "c3")["webrtc"] == {"play": True, "reason": "published over WebRTC"}
     finally:
         browser.run("window.rtcStop && window.rtcStop();")
         rtc.close()
@@ -213,6 +227,97 @@ def test_console_whep_link_plays_rtmp_stream(srs, browser, media):
         wait_for_publish(srs, "/live/c4")
         got = play_console_whep_link(srs, browser, "c4", timeout=20)
         assert [got["stats"]["frameWidth"], got["stats"]["frameHeight"]] == [320, 240], got
+        bridged = "published over RTMP, bridged to WebRTC (rtmp_to_rtc on in vhost __defaultVhost__)"
+        assert api_stream(srs, "c4")["webrtc"] == {"play": True, "reason": bridged}
+        assert "gets no media" not in srs.log(), srs.log()[-3000:]
+    finally:
+        browser.run("window.rtcStop && window.rtcStop();")
+        pub.stop()
+
+
+def whep_page(srs, stream):
+    """whep.html for a stream, as the console builds it."""
+    return (f"http://127.0.0.1:{srs.http_port}/players/whep.html?autostart=true&app=live&stream={stream}"
+            f"&server=127.0.0.1&api={srs.api_port}&schema=http")
+
+
+def test_rtmp_stream_without_rtmp_to_rtc_says_why(web, browser, media):
+    """ffmpeg's RTMP stream with rtmp_to_rtc off: the API, the console, the
+    WHEP page, the log and the signalling answers all say why a WebRTC
+    player gets nothing, and the page never says "playing"."""
+    srs = web
+    pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/n1")
+    try:
+        wait_for_publish(srs, "/live/n1")
+        assert api_stream(srs, "n1")["webrtc"] == {"play": False, "reason": NO_BRIDGE}
+        browser.navigate(console_url(srs))
+        view = wait_console(browser, lambda v: stream_row(v, "n1") and stream_row(v, "n1")["cells"][3] == "yes",
+                            10, "the console did not list n1")
+        row = stream_row(view, "n1")
+        assert row["whep"] is None and row["noWhep"] == f"WebRTC: off ({NO_BRIDGE})", row
+        assert row["flv"] and row["rtmp"], row  # the other protocols still play
+        # The WHEP page anyway (a bookmark, another console): admitted, connected, and says why.
+        browser.navigate(whep_page(srs, "n1"))
+        got = wait_page(browser, lambda s: s["state"] and s["state"]["connection"] == "connected"
+                        and s["state"]["status"].startswith("connected, no media"), 15,
+                        "whep.html did not connect to n1")
+        assert got["state"]["noMedia"] == NO_BRIDGE and got["state"]["error"] is None, got
+        assert got["state"]["status"] == f"connected, no media: {NO_BRIDGE}", got
+        assert browser.run("return document.getElementById('status').className;") == "warning"
+        warned = re.compile(r"RTC: player \S+ of /live/n1 gets no media: " + re.escape(NO_BRIDGE)
+                            + r"; turn rtc\.rtmp_to_rtc on in vhost __defaultVhost__ and publish again, "
+                            r"or publish over WebRTC \(WHIP\)")
+        assert wait_until(lambda: warned.search(srs.log()), 5), srs.log()[-3000:]
+        time.sleep(1.5)
+        later = page_state(browser)
+        assert later["stats"]["framesDecoded"] == 0 and later["stats"]["audioPacketsReceived"] == 0, later
+        assert later["state"]["status"] == f"connected, no media: {NO_BRIDGE}", later
+        # SRS's JSON API page (rtc_player.html) says it too.
+        browser.navigate(whep_page(srs, "n1").replace("/whep.html", "/rtc_player.html"))
+        got = wait_page(browser, lambda s: s["state"] and s["state"]["connection"] == "connected"
+                        and s["state"]["status"].startswith("connected, no media"), 15,
+                        "rtc_player.html did not connect to n1")
+        assert got["state"]["status"] == f"connected, no media: {NO_BRIDGE}", got
+        assert our_errors(browser) == []
+        browser.run("window.rtcStop();")
+        # Scripts see it in the answers: WHEP's header (exposed to pages of other
+        # origins) and the JSON API's no_media.
+        require_aiortc()
+        from rtc_client import Rtc
+        with Rtc() as rtc:
+            whep = rtc.play(srs.api, "live", "n1")
+            assert whep.headers.get("X-SRS-No-Media") == NO_BRIDGE, dict(whep.headers)
+            assert "X-SRS-No-Media" in whep.headers.get("Access-Control-Expose-Headers", ""), dict(whep.headers)
+            legacy = rtc.play(srs.api, "live", "n1", via="json")
+            assert legacy.reply.get("no_media") == NO_BRIDGE, legacy.reply
+    finally:
+        browser.run("window.rtcStop && window.rtcStop();")
+        pub.stop()
+
+
+def test_whep_page_waits_then_says_why_rtmp_gets_no_webrtc(web, browser, media):
+    """A WHEP player that waits for a stream says "connected, no media yet";
+    ffmpeg then publishes it over RTMP with rtmp_to_rtc off: the server logs
+    that its waiting player gets nothing, and the page shows why."""
+    srs = web
+    browser.navigate(whep_page(srs, "n2"))
+    got = wait_page(browser, lambda s: s["state"] and s["state"]["connection"] == "connected", 15,
+                    "whep.html did not connect to n2")
+    assert got["state"]["status"] == "connected, no media yet" and got["state"]["noMedia"] is None, got
+    waiting = "no publisher yet; rtmp_to_rtc is off in vhost __defaultVhost__: only a WebRTC (WHIP) publisher " \
+              "would reach WebRTC players"
+    assert re.search(r"RTC: player \S+ of /live/n2 waits: " + re.escape(waiting), srs.log()), srs.log()[-3000:]
+    assert api_stream(srs, "n2")["webrtc"] == {"play": True, "reason": waiting}
+    pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/n2")
+    try:
+        wait_for_publish(srs, "/live/n2")
+        line = (f"RTC: __defaultVhost__/live/n2: 1 waiting WebRTC player gets no media: {NO_BRIDGE}; "
+                "turn rtc.rtmp_to_rtc on")
+        assert wait_until(lambda: line in srs.log(), 5), srs.log()[-3000:]
+        got = wait_page(browser, lambda s: s["state"]["status"] == f"connected, no media: {NO_BRIDGE}", 8,
+                        "whep.html did not show why n2 sends nothing")
+        assert got["stats"]["framesDecoded"] == 0, got
+        assert our_errors(browser) == []
     finally:
         browser.run("window.rtcStop && window.rtcStop();")
         pub.stop()

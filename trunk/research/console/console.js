@@ -5,6 +5,9 @@
 // http_api.crossdomain is on (the default). Every failure (API unreachable,
 // an error reply, a refused kick) is shown in the page, never thrown: the
 // next refresh tries again. For tests the page exposes window.consoleState().
+// A stream the server says no WebRTC player gets media of (its "webrtc":
+// {play: false, reason}, e.g. published over RTMP with rtmp_to_rtc off) has
+// no WHEP link but the reason; servers without the field get the link.
 (function () {
     'use strict';
 
@@ -173,6 +176,17 @@
         });
     }
 
+    // The WHEP link, or why a WebRTC player would get nothing of this stream.
+    function whepCell(webrtc, href) {
+        if (webrtc && webrtc.play === false) {
+            return node('span', { className: 'no-whep', title: 'no WHEP link: a WebRTC player gets no media',
+                                  text: 'WebRTC: off (' + (webrtc.reason || 'the server says so') + ')' });
+        }
+        var a = node('a', { href: href, className: 'play-whep', target: '_blank', text: 'WHEP' });
+        if (webrtc && webrtc.reason) a.title = webrtc.reason;
+        return a;
+    }
+
     function renderStreams(streams, vhosts) {
         el.streams.textContent = '';
         streams.forEach(function (s) {
@@ -188,7 +202,7 @@
                 else if (document.execCommand('copy')) done();
             });
             var play = node('td', { className: 'play' }, [
-                node('a', { href: links.whep, className: 'play-whep', target: '_blank', text: 'WHEP' }), ' ',
+                whepCell(s.webrtc, links.whep), ' ',
                 node('a', { href: links.flvPage, className: 'play-flv', 'data-url': links.flv, target: '_blank',
                             text: 'HTTP-FLV' }), ' ',
                 rtmp, copy

@@ -14,11 +14,19 @@
 // tests the page exposes window.stats() (the latest getStats() summary,
 // refreshed twice a second) and window.rtcState() (status text, connection
 // state, last error, source and codec).
+// A player says "playing" only once a frame or an audio packet arrived;
+// before, "connected, no media yet", or why it gets none: the server admits
+// players of a stream that cannot reach WebRTC (published over RTMP with
+// rtmp_to_rtc off, as SRS does) and says why in the WHEP answer's
+// X-SRS-No-Media header (JSON API: no_media); while no media comes, the page
+// also reads the stream's "webrtc" from /api/v1/streams every few seconds
+// (a publisher that came after the player).
 (function () {
     'use strict';
 
     var DEFAULT_API_PORT = '1985';     // SRS's http_api port
     var STATS_MS = 500;
+    var STREAM_CHECK_MS = 2000;        // how often a player without media asks the API about its stream
     // Stream URL knobs the server reads from the WHIP/WHEP query (candidate, codec).
     var PASS_THROUGH = ['vhost', 'eip', 'codec'];
     // Codecs that are not a video codec of their own: kept whatever is chosen.
@@ -85,6 +93,32 @@
             '&stream=' + encodeURIComponent(u.stream) + (u.search ? '&' + u.search.slice(1) : '');
     }
 
+    // The stream a signalling URL names, and its server's API: {api, app, stream}.
+    function streamOf(url, cfg, q) {
+        if (cfg.signal === 'srs') {
+            var w = parseWebrtcUrl(url);
+            return { api: httpSchema(q) + '://' + w.host + ':' + w.port, app: w.app, stream: w.stream };
+        }
+        var u = new URL(url, location.href);
+        return { api: u.origin, app: u.searchParams.get('app') || 'live',
+                 stream: u.searchParams.get('stream') || 'livestream' };
+    }
+
+    // The API's "webrtc" of the stream ({play, reason}), or null when the API
+    // does not say (not listed, several vhosts, an API of another server).
+    function fetchStreamReach(api, id) {
+        return fetch(api + '/api/v1/streams?count=1000', { cache: 'no-store' }).then(function (r) {
+            return r.ok ? r.json() : null;
+        }).then(function (j) {
+            var found = ((j && j.streams) || []).filter(function (s) {
+                return s.app === id.app && s.name === id.stream && s.webrtc;
+            });
+            return found.length === 1 ? found[0].webrtc : null;
+        }, function () {
+            return null;
+        });
+    }
+
     // 'h264', 'vp8', 'av1' or '' (the browser's choice) from ?codec= or the form.
     function codecChoice(value) {
         var v = String(value || '').toLowerCase();
@@ -109,7 +143,8 @@
             method: 'POST', body: offer, headers: { 'Content-Type': 'application/sdp' }
         }, 'POST ' + url).then(function (res) {
             var loc = res.response.headers.get('Location');
-            return { sdp: res.text, location: loc ? new URL(loc, url).href : null };
+            return { sdp: res.text, location: loc ? new URL(loc, url).href : null,
+                     noMedia: res.response.headers.get('X-SRS-No-Media') };
         });
     }
 
@@ -134,7 +169,7 @@
                 throw new Error('the API answered something else than JSON: ' + res.text.slice(0, 200));
             }
             if (reply.code !== 0) throw new Error('the API refused: code ' + reply.code + ' ' + res.text.slice(0, 300));
-            return { sdp: reply.sdp, sessionid: reply.sessionid };
+            return { sdp: reply.sdp, sessionid: reply.sessionid, noMedia: reply.no_media || null };
         });
     }
 
@@ -237,7 +272,8 @@
         var pc = null, media = null, resource = null, statsTimer = null;
         var last = summarize(new Map());
         var state = { status: 'idle', connection: 'new', error: null, location: null, sessionid: null,
-                      source: null, codec: null, warning: null, offer: null };
+                      source: null, codec: null, warning: null, offer: null, media: false, noMedia: null };
+        var streamId = null, streamCheckAt = 0;
 
         function setStatus(text, isError) {
             state.status = text;
@@ -246,10 +282,44 @@
             el.status.className = isError ? 'error' : '';
         }
 
+        // A connected player's status: playing once media came, else why not (yet).
+        function playStatus() {
+            if (state.media) return 'playing';
+            if (state.noMedia) return 'connected, no media: ' + state.noMedia;
+            return 'connected, no media yet';
+        }
+
+        function updatePlayStatus() {
+            if (state.connection !== 'connected' || state.error) return;
+            setStatus(playStatus());
+            el.status.className = !state.media && state.noMedia ? 'warning' : '';
+        }
+
+        // While no media comes: what the API says of the stream now.
+        function checkStream(mine) {
+            var now = Date.now();
+            if (state.media || !streamId || !streamId.api || now < streamCheckAt) return;
+            streamCheckAt = now + STREAM_CHECK_MS;
+            fetchStreamReach(streamId.api, streamId).then(function (reach) {
+                if (mine !== pc || state.media || !reach) return;
+                state.noMedia = reach.play === false ? reach.reason || 'the server sends none' : null;
+                updatePlayStatus();
+            });
+        }
+
         function refreshStats() {
             if (!pc) return Promise.resolve(last);
+            var mine = pc;
             return pc.getStats().then(function (report) {
                 last = summarize(report);
+                if (cfg.role === 'play' && mine === pc) {
+                    if (last.framesDecoded > 0 || last.audioPacketsReceived > 0) {
+                        state.media = true;
+                        state.noMedia = null;
+                    }
+                    if (state.connection === 'connected') checkStream(mine);
+                    updatePlayStatus();
+                }
                 if (cfg.role === 'play') {
                     el.stats.textContent = 'video ' + last.frameWidth + 'x' + last.frameHeight + ' ' +
                         last.framesDecoded + ' frames decoded, ' + last.videoPacketsLost + ' lost; audio ' +
@@ -291,6 +361,17 @@
             state.codec = codec || 'auto';
             state.warning = null;
             state.offer = null;
+            state.media = false;
+            state.noMedia = null;
+            streamId = null;
+            streamCheckAt = Date.now() + STREAM_CHECK_MS;
+            if (cfg.role === 'play') {
+                try {
+                    streamId = streamOf(url, cfg, q);
+                } catch (e) {
+                    streamId = null;  // a bad URL: signalling reports it
+                }
+            }
             el.start.disabled = true;
             el.stop.disabled = false;
             state.error = null;
@@ -299,7 +380,10 @@
             pc.addEventListener('connectionstatechange', function () {
                 state.connection = mine.connectionState;
                 if (mine !== pc) return;
-                if (mine.connectionState === 'connected') setStatus(cfg.role === 'publish' ? 'publishing' : 'playing');
+                if (mine.connectionState === 'connected') {
+                    if (cfg.role === 'publish') setStatus('publishing');
+                    else updatePlayStatus();
+                }
                 if (mine.connectionState === 'failed') setStatus('connection failed (ICE or DTLS)', true);
             });
             var ready;
@@ -347,7 +431,8 @@
                 resource = answer.location || null;
                 state.location = resource;
                 state.sessionid = answer.sessionid || null;
-                setStatus('connecting');
+                state.noMedia = answer.noMedia || null;
+                setStatus(state.noMedia ? 'connecting (the server says: no media, ' + state.noMedia + ')' : 'connecting');
                 return mine.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
             }).then(function () {
                 if (mine !== pc) return;

@@ -7,6 +7,7 @@
 #include "app/api/api_json.hpp"
 #include "app/api/summaries_api.hpp"
 #include "app/live/live_source.hpp"
+#include "app/rtc/rtc_server.hpp"
 #include "build_options.h"
 #include "core/base64.hpp"
 #include "core/strings.hpp"
@@ -16,8 +17,8 @@
 
 namespace srs {
 
-HttpApiHandler::HttpApiHandler(ServerContext* ctx)
-    : ctx_(ctx), tool_endpoints_(make_tool_endpoints(ctx)), service_id_(new_context_id()) {}
+HttpApiHandler::HttpApiHandler(ServerContext* ctx, RtcServer* rtc)
+    : ctx_(ctx), rtc_(rtc), tool_endpoints_(make_tool_endpoints(ctx)), service_id_(new_context_id()) {}
 
 bool HttpApiHandler::match(const HttpRequest& req) const {
     return req.path == "/api" || req.path.compare(0, 5, "/api/") == 0;
@@ -117,6 +118,11 @@ HttpApiHandler::Json HttpApiHandler::stream_json(LiveSource* s) {
                       {"profile", a->profile}};
     } else {
         j["audio"] = nullptr;
+    }
+    // Ours: whether a WebRTC player gets this stream's media, and why (not).
+    if (rtc_) {
+        RtcPlayReach r = rtc_->play_reach(s->vhost(), s->app(), s->stream());
+        j["webrtc"] = {{"play", r.play}, {"reason", r.reason}};
     }
     return j;
 }

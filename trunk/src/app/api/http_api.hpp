@@ -18,10 +18,12 @@
 namespace srs {
 
 class LiveSource;
+class RtcServer;
 
 class HttpApiHandler : public HttpHandler {
   public:
-    explicit HttpApiHandler(ServerContext* ctx);
+    // rtc: what a stream's "webrtc" is read from (nullptr: streams have none).
+    explicit HttpApiHandler(ServerContext* ctx, RtcServer* rtc = nullptr);
     bool match(const HttpRequest& req) const override;
     Error serve(const HttpRequest& req, HttpResponse* res) override;
     // Random per process: the "service" of every answer.
@@ -44,6 +46,7 @@ class HttpApiHandler : public HttpHandler {
     Error api_raw(const HttpRequest& req, HttpResponse* res);
 
     ServerContext* ctx_;
+    RtcServer* rtc_;
     std::vector<std::unique_ptr<ApiEndpoint>> tool_endpoints_;
     std::string service_id_;                     // random per process, as SRS's "service"
 };

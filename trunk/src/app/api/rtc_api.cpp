@@ -167,6 +167,8 @@ Error RtcApiHandler::serve_whip(const HttpRequest& req, HttpResponse* res, bool 
                            url_encode(a.token) + "&app=" + url_encode(r.app) + "&stream=" + url_encode(r.stream) +
                            "&session=" + url_encode(a.session_id);
     res->head().set("Location", location);
+    // Ours: the player is admitted (as SRS does) but will get no media, and why.
+    if (!a.no_media.empty()) res->head().set("X-SRS-No-Media", a.no_media);
     return res->send(201, "application/sdp", a.sdp);
 }
 
@@ -221,6 +223,7 @@ Error RtcApiHandler::serve_json(const HttpRequest& req, HttpResponse* res, bool 
     Json body = api_->envelope(0);
     body["sdp"] = a.sdp;
     body["sessionid"] = a.session_id;
+    if (!a.no_media.empty()) body["no_media"] = a.no_media;  // ours, as WHEP's X-SRS-No-Media
     return res->send(200, "application/json", dump_api_json(body));
 }
 

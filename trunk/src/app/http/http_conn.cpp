@@ -18,7 +18,7 @@ HttpResponse::HttpResponse(TcpConn* sock, const HttpRequest& req, bool crossdoma
         head_.set("Access-Control-Allow-Origin", "*");
         head_.set("Access-Control-Allow-Methods", "GET, POST, HEAD, PUT, DELETE, OPTIONS");
         head_.set("Access-Control-Allow-Headers", "*");
-        head_.set("Access-Control-Expose-Headers", "Server,range,Content-Length,Content-Range,Location");
+        head_.set("Access-Control-Expose-Headers", "Server,range,Content-Length,Content-Range,Location,X-SRS-No-Media");
     }
 }
 

@@ -33,6 +33,7 @@ struct RtcSessionAnswer {
     std::string session_id;  // "<local ufrag>:<remote ufrag>", SRS's sessionid
     std::string token;       // for the WHIP/WHEP Location
     std::string cid;
+    std::string no_media;  // a player's: why it will get no media (rtc_play_reach), "" when it will
 };
 
 // The server's host candidates for a request: eip first, then the

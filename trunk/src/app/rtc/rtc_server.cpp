@@ -1,5 +1,6 @@
 #include "app/rtc/rtc_server.hpp"
 
+#include "app/conn/client.hpp"
 #include "app/live/live_source.hpp"
 #include "app/rtc/rtc_session_context.hpp"
 #include "core/log.hpp"
@@ -65,7 +66,44 @@ Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* 
     routes_.add(session.get());
     ctx_->clients().add(session.get());
     sessions_.push_back(std::move(session));
+    if (!req.publish) check_player_reach(req, answer);
     return Error();
+}
+
+void RtcServer::check_player_reach(const RtcSessionRequest& req, RtcSessionAnswer* answer) {
+    RtcPlayReach r = play_reach(req.vhost, req.app, req.stream);
+    RtcSessionContext context(answer->cid);
+    if (!r.play) {
+        answer->no_media = r.reason;
+        srs_warn("RTC: player %s of /%s/%s gets no media: %s; %s", answer->cid.c_str(), req.app.c_str(),
+                 req.stream.c_str(), r.reason.c_str(), r.hint.c_str());
+    } else if (r.waiting) {
+        srs_trace("RTC: player %s of /%s/%s waits: %s", answer->cid.c_str(), req.app.c_str(), req.stream.c_str(),
+                  r.reason.c_str());
+    }
+}
+
+RtcPlayReach RtcServer::play_reach(const std::string& vhost, const std::string& app, const std::string& stream) {
+    RtcPlayFacts f;
+    f.server_enabled = started_;
+    f.vhost = vhost;
+    RtcVhostOptions options = read_rtc_vhost_options(*ctx_->config(), vhost);
+    f.vhost_enabled = options.enabled;
+    f.rtmp_to_rtc = options.rtmp_to_rtc;
+    LiveSource* live = ctx_->sources().find(vhost, app, stream);
+    f.published = live && live->publishing();
+    f.bridged = live && live->bridged();
+    const RtcSource* rtc = sources_.find(vhost, app, stream);
+    f.rtc_publisher = rtc && rtc->has_publisher();
+    if (f.published) {
+        const Client* c = ctx_->clients().find(live->publisher_cid());
+        if (c && c->info().kind == ClientKind::kEdgeIngest) {
+            f.how = "pulled from the origin over " + c->protocol();
+        } else if (c) {
+            f.how = "published over " + c->protocol();
+        }
+    }
+    return rtc_play_reach(f);
 }
 
 Error RtcServer::delete_session(const std::string& session, const std::string& token) {
@@ -81,7 +119,17 @@ std::unique_ptr<LiveSourceBridge> RtcServer::create_live_bridge(LiveSource* sour
     if (!started_) return nullptr;
     std::shared_ptr<const Config> config = ctx_->config();
     RtcVhostOptions vhost = read_rtc_vhost_options(*config, source->vhost());
-    if (!vhost.enabled || !vhost.rtmp_to_rtc) return nullptr;
+    if (!vhost.enabled || !vhost.rtmp_to_rtc) {
+        const RtcSource* waiting = sources_.find(source->vhost(), source->app(), source->stream());
+        if (waiting && waiting->player_count() > 0) {
+            RtcPlayReach r = play_reach(source->vhost(), source->app(), source->stream());
+            size_t n = waiting->player_count();
+            srs_warn("RTC: %s%s: %zu waiting WebRTC %s no media: %s; %s", source->vhost().c_str(),
+                     source->url().c_str(), n, n == 1 ? "player gets" : "players get", r.reason.c_str(),
+                     r.hint.c_str());
+        }
+        return nullptr;
+    }
     RtcSource* rtc = sources_.fetch_or_create(source->vhost(), source->app(), source->stream());
     if (rtc->has_publisher()) return nullptr;  // cannot happen: a WebRTC publisher publishes the LiveSource too
     return std::unique_ptr<LiveSourceBridge>(new LiveToRtcBridge(source, rtc, &sources_, vhost, options_));

@@ -22,6 +22,7 @@
 #include "app/rtc/rtc_datagram_router.hpp"
 #include "app/rtc/rtc_negotiate.hpp"
 #include "app/rtc/rtc_options.hpp"
+#include "app/rtc/rtc_play_reach.hpp"
 #include "app/rtc/rtc_routing_table.hpp"
 #include "app/rtc/rtc_session.hpp"
 #include "app/rtc/rtc_signalling.hpp"
@@ -55,8 +56,12 @@ class RtcServer : public CoroutineHandler {
     RtcSourceManager& rtc_sources() { return sources_; }
 
     // The RTMP -> WebRTC bridge of a stream being published, when its vhost
-    // has rtc.enabled and rtc.rtmp_to_rtc (the source manager asks).
+    // has rtc.enabled and rtc.rtmp_to_rtc (the source manager asks). Without
+    // one, the WebRTC players already waiting are told in the log.
     std::unique_ptr<LiveSourceBridge> create_live_bridge(LiveSource* source);
+    // Whether a WebRTC player of the stream gets its media now (the API's
+    // stream "webrtc", the WHEP answer's X-SRS-No-Media).
+    RtcPlayReach play_reach(const std::string& vhost, const std::string& app, const std::string& stream);
 
     struct Stats {
         uint64_t rx_packets = 0, rx_stun = 0, rx_dtls = 0, rx_rtp = 0, rx_unknown_addr = 0, rx_dropped = 0;
@@ -68,6 +73,8 @@ class RtcServer : public CoroutineHandler {
     Error cycle() override;  // the timer coroutine
     void reap();
     void log_stats(utime_t now);
+    // A player admitted for a stream it gets nothing of: the log says why (answer->no_media).
+    void check_player_reach(const RtcSessionRequest& req, RtcSessionAnswer* answer);
 
     LiveContext* ctx_;
     RtcServerOptions options_;
