@@ -250,8 +250,16 @@ std::string DtlsEndpoint::milestones() const {
 
 int DtlsEndpoint::bio_write(const char* data, int size) {
     if (size <= 0) return 0;
-    ++written_;
-    out_.emplace_back(data, static_cast<size_t>(size));
+    // Each write is whole records. OpenSSL packs a flight's first send, but
+    // resends it a record per write: records of one call share a datagram up
+    // to the MTU, or a resent flight of 5 datagrams would be 5 chances of loss.
+    size_t n = static_cast<size_t>(size);
+    if (written_ > 0 && !out_.empty() && out_.back().size() + n <= kDtlsMtu) {
+        out_.back().append(data, n);
+    } else {
+        out_.emplace_back(data, n);
+        ++written_;
+    }
     return size;
 }
 
@@ -501,6 +509,7 @@ Error DtlsEndpoint::close() {
     if (was_connected) {
         // OpenSSL 3's DTLS writer does not bring back freed buffers itself.
         SSL_alloc_buffers(ssl_);
+        written_ = 0;
         SSL_shutdown(ssl_);  // queues close_notify; the peer's is not awaited
         mark("close_notify:sent");
     }
