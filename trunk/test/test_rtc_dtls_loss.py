@@ -237,14 +237,15 @@ def new_log(srs, since):
     return srs.log()[since:]
 
 
-def dtls_lines(text):
-    return "\n".join(line for line in text.splitlines() if "dtls" in line.lower())[-4000:]
+def session_lines(text):
+    """The server's log lines about WebRTC sessions (opened, DTLS failed, closed)."""
+    return "\n".join(line for line in text.splitlines() if "RTC: session" in line)[-4000:]
 
 
 def check_through_loss(srs, proxy, rules, role, result, log_from):
     """What every passing scenario must show."""
-    why = (f"{result['detail']}\n{proxy.report()}\nserver DTLS log lines:\n"
-           f"{dtls_lines(new_log(srs, log_from))}")
+    why = (f"{result['detail']}\n{proxy.report()}\nthe server's session log lines:\n"
+           f"{session_lines(new_log(srs, log_from))}")
     assert srs.alive(), f"the server died\n{why}"
     for rule in rules:
         assert rule.fired > 0, f"{rule.name} never fired: the test proved nothing\n{why}"
@@ -300,6 +301,17 @@ def test_pion_certificates(loss_srs, pion, role, cert, name):
     assert result["detail"]["cert"] == cert
 
 
+def test_pion_client_json_api_without_nack(loss_srs, pion):
+    """The client's other signalling (SRS's JSON API) and --no-nack, straight
+    to the server: the session's log line says the offer asked for no NACK."""
+    log_from = len(loss_srs.log())
+    r = pion_client.play(pion, loss_srs.api, "live", STREAM, via="json", no_nack=True, duration=3.0,
+                         until_audio=MEDIA_AUDIO, until_video=MEDIA_VIDEO)
+    assert r["connected"] and r["exit_code"] == 0, r
+    assert r["audio_packets"] >= MEDIA_AUDIO and r["video_packets"] >= MEDIA_VIDEO, r
+    assert "nack audio and video off" in new_log(loss_srs, log_from), session_lines(new_log(loss_srs, log_from))
+
+
 # ---- aiortc ----
 
 AIORTC_LOSS = ["client_hello", "server_hello", "certificate", "finished", "blackout", "random-1", "alert"]
@@ -352,7 +364,7 @@ def test_corrupt_handshake_is_refused(loss_srs, pion, role, what):
     finally:
         side = pion_client.finish(bystander, 30)
     log = new_log(srs, log_from)
-    why = f"{result['detail']}\n{proxy.report()}\nserver DTLS log lines:\n{dtls_lines(log)}"
+    why = f"{result['detail']}\n{proxy.report()}\nthe server's session log lines:\n{session_lines(log)}"
     assert rules[0].fired > 0, f"{rules[0].name} never fired\n{why}"
     assert not result["connected"], f"a corrupt handshake was accepted\n{why}"
     # e.g. "session x player closed: dtls : dtls datagram of 149 bytes : handshake as server:
