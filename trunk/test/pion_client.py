@@ -35,7 +35,8 @@ def go_command():
 def go_env():
     env = dict(os.environ)
     env["GOTOOLCHAIN"] = "local"    # never fetch another toolchain: too old is a clear error
-    env.setdefault("GOFLAGS", "-mod=readonly")
+    # go.sum as committed; no VCS stamping (a fresh clone, a worktree, another owner's checkout).
+    env["GOFLAGS"] = (env.get("GOFLAGS", "") + " -mod=readonly -buildvcs=false").strip()
     return env
 
 
