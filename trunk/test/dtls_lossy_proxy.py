@@ -65,6 +65,7 @@ HS_NAMES = {0: "HelloRequest", 1: "ClientHello", 2: "ServerHello", 3: "HelloVeri
 RECORD_HEADER = 13
 HANDSHAKE_HEADER = 12
 FLIGHT_WINDOW = 0.5
+FLIGHT_GAP = 0.05     # datagrams of one burst leave closer together than this
 DTLS_1_2 = 0xFEFD
 ALERT_WARNING, ALERT_USER_CANCELED = 1, 90
 
@@ -385,6 +386,7 @@ class DtlsLossyProxy:
         self.max_epoch0_seq = {}        # direction -> highest epoch-0 record seq seen
         self.counts = {}                # (direction, kind, "pass"|"drop") -> datagrams
         self.events = []                # "t direction what action" for every DTLS datagram
+        self.history = []               # (t, direction, size, records, action) for every DTLS datagram
         self.log_limit = log_limit
         self.t0 = time.monotonic()
         self._media = {C2S: False, S2C: False}
@@ -424,6 +426,24 @@ class DtlsLossyProxy:
             return sum(n for (d, k, a), n in self.counts.items()
                        if (direction is None or d == direction) and (kind is None or k == kind)
                        and (action is None or a == action))
+
+    def flights(self, direction):
+        """The DTLS datagrams `direction` sent, grouped in flights: datagrams
+        that left within FLIGHT_GAP of each other with no DTLS from the other
+        side between them. [[(size, records, action), ...], ...] in order,
+        dropped ones included."""
+        with self._lock:
+            history = list(self.history)
+        out, last = [], None
+        for t, d, size, records, action in history:
+            if d != direction:
+                last = None
+                continue
+            if last is None or t - last > FLIGHT_GAP:
+                out.append([])
+            out[-1].append((size, records, action))
+            last = t
+        return out
 
     def report(self):
         """The rules, the counts and the DTLS log, for assertion messages."""
@@ -487,6 +507,8 @@ class DtlsLossyProxy:
             action = "drop" if verdict == "drop" else "pass"
             key = (direction, dg.kind, action)
             self.counts[key] = self.counts.get(key, 0) + 1
+            if dg.kind == "dtls" and len(self.history) < self.log_limit:
+                self.history.append((dg.now - self.t0, direction, len(dg.data), dg.records, action))
             if dg.kind == "dtls" and len(self.events) < self.log_limit:
                 role = ""
                 if self.dtls_client_dir is not None:

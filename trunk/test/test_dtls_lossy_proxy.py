@@ -201,3 +201,17 @@ def test_stop_is_prompt():
     t = time.monotonic()
     proxy.stop()    # twice is harmless
     assert time.monotonic() - t < 1
+
+
+def test_flights_are_bursts_of_one_side():
+    proxy = lp.DtlsLossyProxy(("127.0.0.1", 9))
+    try:
+        h = lambda t, d, n: (t, d, n, [], "pass")    # noqa: E731
+        proxy.history = [h(0.0, lp.S2C, 1), h(0.001, lp.S2C, 2),      # one flight of two datagrams
+                         h(0.002, lp.C2S, 3),                          # the other side answers
+                         h(0.003, lp.S2C, 4),                          # a new flight, however soon
+                         h(1.0, lp.S2C, 5), h(1.001, lp.S2C, 6)]       # and another after a pause
+        assert [[size for size, _, _ in f] for f in proxy.flights(lp.S2C)] == [[1, 2], [4], [5, 6]]
+        assert [[size for size, _, _ in f] for f in proxy.flights(lp.C2S)] == [[3]]
+    finally:
+        proxy.stop()
