@@ -26,7 +26,9 @@ Scenarios (flights as RFC 6347 section 4.2.4 numbers them):
                    end) repeated
 and for the peer's certificate, RSA 4096 and ECDSA P-384, with and without
 the first datagram carrying it lost. Each must connect and play audio and
-video, and the proxy's rule must have fired. A ClientHello or a Certificate
+video, and the proxy's rule must have fired. A flight of the server's lost
+once must be resent with new record sequence numbers, in no more datagrams
+than its first send. A ClientHello or a Certificate
 corrupted on the way (every copy) must be refused: the session fails, the
 server's log names the DTLS error, and a second player beside it keeps
 playing without a gap.
