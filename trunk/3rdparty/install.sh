@@ -3,7 +3,8 @@
 #   ./install.sh [--check] [GROUP...]     GROUP: build test tools bench all (default: build)
 # --check only reports what is missing and exits 1 when something is; without it,
 # missing packages are installed with apt-get (root needed). The test group also
-# needs aiortc (WebRTC tests), which Debian does not package: pip, wheels only.
+# needs aiortc (WebRTC tests), which Debian does not package: pip, wheels only;
+# and the Go modules of the Pion peer (test/pion), with the machine's own go.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 check_only=no
@@ -13,7 +14,7 @@ for arg in "$@"; do
         --check) check_only=yes ;;
         build|test|tools|bench) groups="$groups $arg" ;;
         all) groups="build test tools bench" ;;
-        -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown argument '$arg'" >&2; exit 2 ;;
     esac
 done
@@ -60,6 +61,36 @@ pip_step() {
 }
 case " $groups " in *" test "*) want_pip=yes ;; *) want_pip=no ;; esac
 
+# Pion is the third WebRTC peer (test/test_rtc_dtls_loss.py): the Go module
+# test/pion, which the tests build into objs/srs-pion-client. Its modules come
+# from the Go module proxy, pinned by test/pion/go.sum (nothing vendored);
+# this fetches them into Go's module cache. Go itself is the machine's own
+# (GOTOOLCHAIN=local: no other toolchain is fetched): Debian 12's golang-go
+# (1.19) is older than test/pion/go.mod's go line, so it is not listed in
+# packages.txt; without a go command the Pion tests skip (fail in CI).
+go_step() {
+    pion="$here/../test/pion"
+    gocmd=$(command -v go || true)
+    if [ -z "$gocmd" ] && [ -x /usr/local/go/bin/go ]; then gocmd=/usr/local/go/bin/go; fi
+    need=$(sed -n 's/^go \([0-9.]*\).*/\1/p' "$pion/go.mod")
+    if [ -z "$gocmd" ]; then
+        echo "install.sh: no go command (Go >= $need): the Pion tests (test/test_rtc_dtls_loss.py) will not run" >&2
+        return 0
+    fi
+    if [ "$check_only" = yes ]; then
+        if ! (cd "$pion" && GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=readonly "$gocmd" mod download) >/dev/null 2>&1; then
+            echo "missing Go modules of test/pion (the Pion peer): sh 3rdparty/install.sh test fetches them" >&2
+            return 1
+        fi
+        return 0
+    fi
+    if ! (cd "$pion" && GOTOOLCHAIN=local GOFLAGS=-mod=readonly "$gocmd" mod download); then
+        echo "install.sh: go mod download in test/pion failed (no network to the Go module proxy, or" >&2
+        echo "  $("$gocmd" version 2>&1) is older than Go $need); the Pion tests need it" >&2
+        return 1
+    fi
+}
+
 wanted=""
 for g in $groups; do
     wanted="$wanted $(awk -v g="$g" '$1 == g { print $2 }' "$here/packages.txt")"
@@ -82,7 +113,7 @@ if [ -n "$missing" ]; then
     if [ "$check_only" = yes ]; then
         echo "missing Debian packages:$missing" >&2
         echo "install them with: sudo apt-get install -y$missing" >&2
-        [ "$want_pip" = yes ] && { pip_step || true; }
+        [ "$want_pip" = yes ] && { pip_step || true; go_step || true; }
         exit 1
     fi
     if [ "$(id -u)" != 0 ]; then
@@ -99,5 +130,6 @@ fi
 # After apt: python3 (and python3-pip, when listed) come from the test group.
 if [ "$want_pip" = yes ]; then
     pip_step || exit 1
+    go_step || exit 1
 fi
 exit 0

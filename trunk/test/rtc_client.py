@@ -133,7 +133,7 @@ def h264_keyframe(payload):
 class Peer:
     """One RTCPeerConnection and its signalling resource on the server."""
 
-    def __init__(self, rtc, api, app, stream, via):
+    def __init__(self, rtc, api, app, stream, via, offer_filter=None, answer_filter=None, certificate=None):
         self.rtc = rtc
         self.api = api if api.startswith("http") else f"http://{api}"
         self.app, self.stream, self.via = app, stream, via
@@ -143,6 +143,14 @@ class Peer:
         if via.startswith("json:"):
             self.via, self.scheme = "json", via[len("json:"):]
         self.pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+        if certificate is not None:
+            # aiortc makes its own (ECDSA P-256) and has no option for another
+            # key; its offer's fingerprints are read from this list.
+            self.pc._RTCPeerConnection__certificates = [certificate]
+        # offer_filter(sdp) -> the offer POSTed (our local description stays
+        # as aiortc wrote it), answer_filter(sdp) -> the answer we apply (e.g.
+        # candidates rewritten to a proxy); self.answer keeps the server's.
+        self.offer_filter, self.answer_filter = offer_filter, answer_filter
         self.offer = self.answer = None
         self.location = None        # WHIP/WHEP resource (absolute URL)
         self.sessionid = None       # JSON API session id
@@ -200,14 +208,20 @@ class Peer:
         await self.pc.setLocalDescription(await self.pc.createOffer())
         self.offer = self.pc.localDescription.sdp
         loop = asyncio.get_running_loop()
-        self.answer = await loop.run_in_executor(None, self._signal, kind, self.offer)
-        await self.pc.setRemoteDescription(RTCSessionDescription(self.answer, "answer"))
+        self.answer = await loop.run_in_executor(None, self._signal, kind, self._sent_offer())
+        await self.pc.setRemoteDescription(RTCSessionDescription(self._applied_answer(), "answer"))
         deadline = time.monotonic() + timeout
         while self.pc.connectionState != "connected":
             if self.pc.connectionState in ("failed", "closed") or time.monotonic() > deadline:
                 raise ConnectionError(f"{kind} {self.stream}: connection {self.pc.connectionState} "
                                       f"after {timeout}s")
             await asyncio.sleep(0.02)
+
+    def _sent_offer(self):
+        return self.offer_filter(self.offer) if self.offer_filter else self.offer
+
+    def _applied_answer(self):
+        return self.answer_filter(self.answer) if self.answer_filter else self.answer
 
     # --- ICE/DTLS internals the hostile and timeout tests reach into ---
     def _dtls(self):
@@ -299,8 +313,8 @@ class Publisher(Peer):
     server must NACK and the player must still see every packet."""
 
     def __init__(self, rtc, api, app, stream, via="whip", drop=0.0, size=(320, 240), fps=25, audio=True,
-                 video_track=None, audio_track=None):
-        super().__init__(rtc, api, app, stream, via)
+                 video_track=None, audio_track=None, **peer_kw):
+        super().__init__(rtc, api, app, stream, via, **peer_kw)
         self.drop = drop
         self.video = video_track or PatternTrack(size[0], size[1], fps)
         self.rtp_sent = 0
@@ -341,8 +355,8 @@ class Player(Peer):
     (seconds after the POST), audio packets, and every video RTP sequence
     number (RTX unwrapped) to look for gaps."""
 
-    def __init__(self, rtc, api, app, stream, via="whep", audio=True):
-        super().__init__(rtc, api, app, stream, via)
+    def __init__(self, rtc, api, app, stream, via="whep", audio=True, **peer_kw):
+        super().__init__(rtc, api, app, stream, via, **peer_kw)
         self.frames_decoded = 0
         self.width = self.height = None
         self.first_frame_at = None
@@ -425,8 +439,8 @@ class Player(Peer):
         self._tap()
         self.offer = self.pc.localDescription.sdp
         loop = asyncio.get_running_loop()
-        self.answer = await loop.run_in_executor(None, self._signal, "play", self.offer)
-        await self.pc.setRemoteDescription(RTCSessionDescription(self.answer, "answer"))
+        self.answer = await loop.run_in_executor(None, self._signal, "play", self._sent_offer())
+        await self.pc.setRemoteDescription(RTCSessionDescription(self._applied_answer(), "answer"))
         deadline = time.monotonic() + timeout
         while self.pc.connectionState != "connected":
             if self.pc.connectionState in ("failed", "closed") or time.monotonic() > deadline:
