@@ -66,7 +66,8 @@ def build(timeout=600):
 
 
 def play_args(path, api, app, stream, via="whep", dtls_role="actpass", cert="default", no_nack=False,
-              connect_to=None, timeout=15, duration=2.0, until_audio=0, until_video=0, log="error"):
+              connect_to=None, timeout=15, duration=2.0, until_audio=0, until_video=0, log="error",
+              streamurl_scheme="webrtc"):
     args = [str(path), "play", "--api", api, "--app", app, "--stream", stream, "--via", via,
             "--dtls-role", dtls_role, "--cert", cert, "--timeout", f"{timeout}s", "--duration", f"{duration}s",
             "--log", log]
@@ -74,6 +75,8 @@ def play_args(path, api, app, stream, via="whep", dtls_role="actpass", cert="def
         args += ["--until-audio", str(until_audio), "--until-video", str(until_video)]
     if no_nack:
         args.append("--no-nack")
+    if streamurl_scheme != "webrtc":
+        args += ["--streamurl-scheme", streamurl_scheme]
     if connect_to:
         args += ["--connect-to", "%s:%d" % tuple(connect_to)]
     return args

@@ -337,6 +337,16 @@ def test_pion_client_json_api_without_nack(loss_srs, pion):
     assert "nack audio and video off" in new_log(loss_srs, log_from), session_lines(new_log(loss_srs, log_from))
 
 
+@pytest.mark.parametrize("scheme", ["http", "https", "rtmp"])
+def test_pion_client_json_api_streamurl_of_any_scheme(loss_srs, pion, scheme):
+    """SRS takes the streamurl of /rtc/v1/play/ of any scheme and uses only its
+    host, app and stream: a Pion client that sends http://HOST/live/s plays."""
+    r = pion_client.play(pion, loss_srs.api, "live", STREAM, via="json", streamurl_scheme=scheme, duration=2.0,
+                         until_audio=MEDIA_AUDIO, until_video=MEDIA_VIDEO)
+    assert r["connected"] and r["exit_code"] == 0, r
+    assert r["audio_packets"] >= MEDIA_AUDIO and r["video_packets"] >= MEDIA_VIDEO, r
+
+
 # ---- aiortc ----
 
 AIORTC_LOSS = ["client_hello", "server_hello", "certificate", "finished", "blackout", "random-1", "alert"]

@@ -61,6 +61,7 @@ type options struct {
 	dtlsRole  string
 	cert      string
 	noNack    bool
+	scheme    string
 	connectTo string
 	timeout   time.Duration
 	duration  time.Duration
@@ -99,6 +100,7 @@ func parseFlags(args []string) (*options, error) {
 		"the a=setup of the offer sent: actpass or active (the server is the DTLS server), passive (it is the client)")
 	fs.StringVar(&o.cert, "cert", "default", "our certificate's key: default (Pion's ECDSA P-256), rsa4096 or p384")
 	fs.BoolVar(&o.noNack, "no-nack", false, "strip a=rtcp-fb:PT nack from the offer")
+	fs.StringVar(&o.scheme, "streamurl-scheme", "webrtc", "the scheme of the JSON API's streamurl (webrtc, http, https, rtmp)")
 	fs.StringVar(&o.connectTo, "connect-to", "", "HOST:PORT replacing the answer's candidates (a proxy)")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Second, "give up when not connected after this long")
 	fs.DurationVar(&o.duration, "duration", 3*time.Second, "how long to receive media once connected")
@@ -229,7 +231,7 @@ func signal(o *options, offer string, timeout time.Duration) (string, error) {
 	api := base + "/rtc/v1/play/"
 	req, _ := json.Marshal(map[string]any{
 		"api": api, "tid": strconv.FormatInt(time.Now().UnixNano()&0xffffff, 16),
-		"streamurl": fmt.Sprintf("webrtc://%s/%s/%s", host, o.app, o.stream), "clientip": nil, "sdp": offer,
+		"streamurl": fmt.Sprintf("%s://%s/%s/%s", o.scheme, host, o.app, o.stream), "clientip": nil, "sdp": offer,
 	})
 	resp, err := client.Post(api, "application/json", bytes.NewReader(req))
 	if err != nil {
