@@ -178,26 +178,26 @@ def test_webrtc_rules(srs):
         player = rtc.play(srs.api, "live", "w1")
         assert pub.state == "connected" and player.state == "connected"
 
-        # WHIP from 127.0.0.2: no allow rule for it: 403 with SRS's code 1073.
+        # WHIP from 127.0.0.2: no allow rule for it: 403 with SRS's code 1054.
         status, ctype, body = post(srs.api_port, "/rtc/v1/whip/?app=live&stream=w2", offer_sdp(rtc, True),
                                    "application/sdp", "127.0.0.2")
         assert status == 403 and ctype.startswith("application/json"), (status, ctype, body)
-        assert json.loads(body)["code"] == 1073, body
-        # WHEP from 127.0.0.3: the deny rule: 403 with 1072.
+        assert json.loads(body)["code"] == 1054, body
+        # WHEP from 127.0.0.3: the deny rule: 403 with 1053.
         status, ctype, body = post(srs.api_port, "/rtc/v1/whep/?app=live&stream=w1", offer_sdp(rtc, False),
                                    "application/sdp", "127.0.0.3")
-        assert status == 403 and json.loads(body)["code"] == 1072, (status, body)
+        assert status == 403 and json.loads(body)["code"] == 1053, (status, body)
         # SRS's JSON API answers 200 with the code; the body's clientip does not
         # change who the client is.
         req = json.dumps({"api": f"http://127.0.0.1:{srs.api_port}/rtc/v1/play/", "tid": "t1",
                           "streamurl": "webrtc://127.0.0.1/live/w1", "clientip": "127.0.0.1",
                           "sdp": offer_sdp(rtc, False)})
         status, _, body = post(srs.api_port, "/rtc/v1/play/", req, "application/json", "127.0.0.3")
-        assert status == 200 and json.loads(body)["code"] == 1072, (status, body)
+        assert status == 200 and json.loads(body)["code"] == 1053, (status, body)
         req = req.replace("/rtc/v1/play/", "/rtc/v1/publish/")
         status, _, body = post(srs.api_port, "/rtc/v1/publish/", req, "application/json", "127.0.0.1")
         # Allowed to publish from 127.0.0.1, but w1 has a publisher already.
-        assert json.loads(body)["code"] not in (1072, 1073), body
+        assert json.loads(body)["code"] not in (1053, 1054), body
         log = srs.log()
         assert "WHIP /live/w2 refused (403)" in log and 'no "allow publish" rule' in log, log[-2000:]
         assert "WHEP /live/w1 refused (403)" in log and 'refused by rule "deny play 127.0.0.3"' in log, log[-2000:]

@@ -54,8 +54,8 @@ enum ErrorCode : int {
     kErrorConfigEnv = 1029,
     // vhost security (allow/deny by client address): SRS's numbers, which its
     // JSON API answers with.
-    kErrorSecurityDeny = 1072,   // a deny rule matched
-    kErrorSecurityAllow = 1073,  // allow rules exist (or no rule at all) and none matched
+    kErrorSecurityDeny = 1053,   // a deny rule matched
+    kErrorSecurityAllow = 1054,  // allow rules exist (or no rule at all) and none matched
     // Protocol/codec ranges used by later layers.
     kErrorRtmpBase = 2000,
     // AMF0 and RTMP commands

@@ -155,7 +155,7 @@ Error RtcApiHandler::serve_whip(const HttpRequest& req, HttpResponse* res, bool 
     const std::string* auth = req.header("Authorization");
     if (auth && istarts_with(*auth, "Bearer ")) r.secret = std::string(trim_ows(std::string_view(*auth).substr(7)));
     if (r.secret.empty()) r.secret = req.query_param("secret");
-    // The vhost's allow/deny rules: 403 with SRS's JSON code (1072 deny, 1073 not allowed).
+    // The vhost's allow/deny rules: 403 with SRS's JSON code (1053 deny, 1054 not allowed).
     if (Error err = check_security(*ctx_->config(), r.vhost, play ? AccessAction::kPlay : AccessAction::kPublish,
                                    r.client_ip);
         err.failed()) {
