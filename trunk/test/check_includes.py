@@ -20,7 +20,7 @@ from pathlib import Path
 # app/ folders by rank, bottom to top. Folders of one rank are siblings.
 RANKS = [
     ["config", "stats"],
-    ["live"],          # sources, consumers, the stream puller interface
+    ["live", "security"],  # sources, consumers, the stream puller interface; allow/deny and refer checks
     ["registry"],      # who owns a stream (memory, Redis)
     ["upstream"],      # outbound RTMP and HTTP clients
     ["conn"],          # clients, connections, acceptors, what handlers are given
@@ -36,7 +36,7 @@ RANK = {folder: i for i, row in enumerate(RANKS) for folder in row}
 EXTRA_RULES = [
     (["rtmp", "http", "rtc"], "app/edge/",
      "protocol handlers reach the edge through the live hub's StreamPuller, never directly"),
-    (["config", "stats", "live", "registry", "upstream", "conn", "edge", "rtmp", "http", "rtc"],
+    (["config", "stats", "live", "security", "registry", "upstream", "conn", "edge", "rtmp", "http", "rtc"],
      "app/conn/server_context.hpp", "only the API, the exporter and the server may reload the server"),
 ]
 

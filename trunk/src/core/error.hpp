@@ -52,6 +52,10 @@ enum ErrorCode : int {
     kErrorConfigEof = 1027,
     kErrorConfigInclude = 1028,
     kErrorConfigEnv = 1029,
+    // vhost security (allow/deny by client address): SRS's numbers, which its
+    // JSON API answers with.
+    kErrorSecurityDeny = 1053,   // a deny rule matched
+    kErrorSecurityAllow = 1054,  // allow rules exist (or no rule at all) and none matched
     // Protocol/codec ranges used by later layers.
     kErrorRtmpBase = 2000,
     // AMF0 and RTMP commands
@@ -95,6 +99,7 @@ enum ErrorCode : int {
     kErrorStreamBusy = 3001,       // a second publisher of a live stream
     kErrorVhostDisabled = 3002,    // vhost { enabled off; }
     kErrorStreamNameEmpty = 3003,  // publish/play without a stream name
+    kErrorReferDenied = 3004,      // vhost refer: the pageUrl's host is on no listed domain (SRS: 2015 RtmpAccessDenied)
     // Edge (app/edge): pulling from and pushing to origins.
     kErrorEdgeNoOrigin = 3010,       // the locator named no origin for the stream
     kErrorEdgeOriginInvalid = 3011,  // a cluster.origin entry is not HOST[:PORT] with a numeric host

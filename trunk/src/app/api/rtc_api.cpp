@@ -5,6 +5,7 @@
 #include "app/api/api_json.hpp"
 #include "app/config/config_keys.hpp"
 #include "app/rtc/rtc_server.hpp"
+#include "app/security/access_check.hpp"
 #include "core/log.hpp"
 #include "core/strings.hpp"
 #include "kernel/sdp/sdp.hpp"
@@ -154,6 +155,16 @@ Error RtcApiHandler::serve_whip(const HttpRequest& req, HttpResponse* res, bool 
     const std::string* auth = req.header("Authorization");
     if (auth && istarts_with(*auth, "Bearer ")) r.secret = std::string(trim_ows(std::string_view(*auth).substr(7)));
     if (r.secret.empty()) r.secret = req.query_param("secret");
+    // The vhost's allow/deny rules: 403 with SRS's JSON code (1053 deny, 1054 not allowed).
+    if (Error err = check_security(*ctx_->config(), r.vhost, play ? AccessAction::kPlay : AccessAction::kPublish,
+                                   r.client_ip);
+        err.failed()) {
+        srs_warn("RTC: %s /%s/%s refused (403): %s", play ? "WHEP" : "WHIP", r.app.c_str(), r.stream.c_str(),
+                 err.summary().c_str());
+        HttpApiHandler::Json body = api_->envelope(err.code());
+        err.ignore();
+        return res->send(403, "application/json", dump_api_json(body));
+    }
     RtcSessionAnswer a;
     if (Error err = rtc_->create_session(r, &a); err.failed()) {
         int status = rtc_error_status(err.code());
@@ -210,6 +221,12 @@ Error RtcApiHandler::serve_json(const HttpRequest& req, HttpResponse* res, bool 
         return fail(SRS_ERR(kErrorRtcApiBody, "streamurl %s is not webrtc://host/app/stream", str("streamurl").c_str()));
     }
     r.client_ip = res->socket() ? res->socket()->peer().ip : "";
+    // Judged by the socket's address, never by the body's clientip.
+    AccessAction action = publish ? AccessAction::kPublish : AccessAction::kPlay;
+    if (Error err = check_security(*ctx_->config(), resolve_vhost(ctx_, host, query), action, r.client_ip);
+        err.failed()) {
+        return fail(std::move(err));
+    }
     std::string clientip = str("clientip");
     if (!clientip.empty()) r.client_ip = clientip;
     r.api_host = host_without_port(req.header("Host"));

@@ -64,7 +64,10 @@ bool starts_with(const std::string& s, const char* prefix) { return s.compare(0,
 Error ConfigBuilder::absorb(ConfNode* root) {
     rewrite_legacy(root, legacy_global_renames());
     for (ConfNode& node : root->children) {
-        if (node.name == "vhost" && node.has_block) rewrite_legacy(&node, legacy_vhost_renames());
+        if (!node.has_block || node.name != "vhost") continue;
+        bool flat_refer = rewrite_legacy_refer(&node);
+        rewrite_legacy(&node, legacy_vhost_renames());
+        if (flat_refer) enable_refer(&node);
     }
     return walk(root->children, "", &conf_->global_);
 }
@@ -100,6 +103,37 @@ void ConfigBuilder::rewrite_legacy(ConfNode* parent, const std::vector<LegacyRen
     parent->children.swap(kept);
     // Appended after what the conf wrote, so the new form wins when both are given.
     for (auto& m : moved) place_at(parent, m.first, std::move(m.second));
+}
+
+bool ConfigBuilder::rewrite_legacy_refer(ConfNode* vhost) {
+    bool flat = false;
+    for (ConfNode& child : vhost->children) {
+        if (child.name == "refer_play" || child.name == "refer_publish") flat = true;
+        if (child.name != "refer" || child.has_block) continue;
+        // SRS 1/2: `refer a.com b.com;` is `refer { enabled on; all a.com b.com; }`.
+        note_rewrite(child, "refer", "refer.all");
+        ConfNode all = child;
+        all.name = "all";
+        child.has_block = true;
+        child.args.clear();
+        child.children.push_back(std::move(all));
+        flat = true;
+    }
+    return flat;
+}
+
+void ConfigBuilder::enable_refer(ConfNode* vhost) {
+    for (ConfNode& child : vhost->children) {
+        if (child.name != "refer" || !child.has_block) continue;
+        // After anything the conf wrote: an explicit `enabled` in the block wins.
+        ConfNode enabled;
+        enabled.name = "enabled";
+        enabled.args = {"on"};
+        enabled.file = child.file;
+        enabled.line = child.line;
+        child.children.push_back(std::move(enabled));
+        return;
+    }
 }
 
 void ConfigBuilder::note_rewrite(const ConfNode& node, const std::string& from, const std::string& to) {
@@ -149,6 +183,16 @@ Error ConfigBuilder::walk(std::vector<ConfNode>& nodes, const std::string& scope
         }
         if (Error err = validate_directive_args(*spec, node.where(), &node.args); !err.ok()) return err;
         warn_partial(*spec, node.where(), node.args);
+        if (spec->kind == ArgKind::kAccessRule) {
+            // Every rule line counts: appended in conf order.
+            if (node.args.size() != 2) {
+                return SRS_ERR(kErrorConfigDirective, "%s: %s takes 2 arguments (publish|play all|IP|CIDR), got %d",
+                               node.where().c_str(), path.c_str(), (int)node.args.size());
+            }
+            std::vector<std::string>& rules = (*out)[path];
+            rules.insert(rules.end(), node.args.begin(), node.args.end());
+            continue;
+        }
         out->emplace(path, std::move(node.args));
     }
     return Error();
@@ -177,7 +221,7 @@ Error ConfigBuilder::apply_env(const Config::EnvGetter& getenv_fn) {
             continue;
         }
         std::vector<std::string> args;
-        if (spec.kind == ArgKind::kList || spec.kind == ArgKind::kEndpoint) {
+        if (spec.kind == ArgKind::kList || spec.kind == ArgKind::kEndpoint || spec.kind == ArgKind::kAccessRule) {
             for (std::string_view word : split_whitespace(value)) args.emplace_back(word);
         } else {
             args.emplace_back(trim(value));

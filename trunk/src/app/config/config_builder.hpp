@@ -24,6 +24,11 @@ class ConfigBuilder {
 
   private:
     void rewrite_legacy(ConfNode* parent, const std::vector<LegacyRename>& renames);
+    // SRS's flat refer forms: `refer a.com;` becomes the block's `all`; it and
+    // refer_play / refer_publish turn the check on (as SRS's transform does).
+    // Returns whether a flat form was there, for enable_refer() after the renames.
+    bool rewrite_legacy_refer(ConfNode* vhost);
+    void enable_refer(ConfNode* vhost);
     void note_rewrite(const ConfNode& node, const std::string& from, const std::string& to);
     // One warning per path; `where` is "file:line" or "env SRS_...".
     void warn_partial(const DirectiveSpec& spec, const std::string& where, const std::vector<std::string>& args);

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/strings.hpp"
+#include "kernel/access/access_rules.hpp"
 
 namespace srs {
 
@@ -58,6 +59,15 @@ DirectiveSpec Endpoints(const char* path, const char* def, int max_args, bool re
 DirectiveSpec Block(const char* path, const char* doc) {
     DirectiveSpec s = row(path, ArgKind::kBlock, "", kRestart, doc);
     s.min_args = s.max_args = 0;
+    return s;
+}
+// A security rule row (allow, deny): two arguments per line, and unlike any
+// other row every line counts (their arguments are appended in conf order).
+// The environment gives the pairs as one list ("play 10.0.0.0/8 publish all").
+DirectiveSpec Rule(const char* path, bool reload, const char* doc) {
+    DirectiveSpec s = row(path, ArgKind::kAccessRule, "", reload, doc);
+    s.min_args = 2;
+    s.max_args = 128;
     return s;
 }
 // A vhost row whose default is a global row's value.
@@ -341,8 +351,22 @@ std::vector<DirectiveSpec> build_table() {
         NotYet(Bool("vhost.cluster.origin_cluster", "off", kLive, "Origin cluster: ask coworkers where a stream is.")),
         NotYet(List("vhost.cluster.coworkers", "", kLive, "Origin cluster: the other origins' API HOST:PORT.")),
         Todo("vhost.forward", "Forward streams to other servers."),
-        Todo("vhost.refer", "Referer (page URL) checks."),
-        Todo("vhost.security", "Allow and deny by client IP."),
+        Block("vhost.refer", "Refer (anti-hotlinking): the RTMP connect's pageUrl must be on a listed domain "
+                             "(docs/security.md)."),
+        Bool("vhost.refer.enabled", "off", kLive, "Check the pageUrl of RTMP clients."),
+        List("vhost.refer.all", "", kLive, "Domains checked at connect, for every RTMP client: the pageUrl's host "
+                                           "must end with one of them; unset: no check."),
+        List("vhost.refer.publish", "", kLive, "Domains checked when an RTMP client publishes; unset: no check."),
+        List("vhost.refer.play", "", kLive, "Domains checked when an RTMP client plays; unset: no check."),
+        Block("vhost.security", "Allow and deny publishers and players by client address: deny rules first, then, "
+                                "if any allow rule exists, an allow rule must match (docs/security.md)."),
+        Bool("vhost.security.enabled", "off", kLive, "Check every publisher and player (RTMP, HTTP-FLV, WebRTC); "
+                                                     "on with no rule refuses everyone."),
+        Rule("vhost.security.allow", kLive, "`allow ACTION TARGET;` (ACTION publish or play; TARGET all, an IPv4 or "
+                                            "IPv6 address or network), one per line: with any allow rule (for either "
+                                            "action), a client must match one for its action."),
+        Rule("vhost.security.deny", kLive, "`deny ACTION TARGET;` as allow, one per line: a match refuses the "
+                                           "client, before any allow rule."),
         Todo("vhost.http_static", "Static files per vhost."),
         Todo("vhost.http_hooks", "HTTP callbacks."),
         Todo("vhost.exec", "Run a program on publish."),
@@ -486,7 +510,30 @@ Error validate_one(const DirectiveSpec& spec, const std::string& where, std::str
 
 }  // namespace
 
+namespace {
+
+// allow|deny rules: pairs of (action, target), each a rule the server can use.
+Error validate_access_rules(const DirectiveSpec& spec, const std::string& where, const std::vector<std::string>& args) {
+    if (args.empty() || args.size() % 2 != 0) {
+        return SRS_ERR(kErrorConfigDirective, "%s: %s takes an action and a target (publish|play all|IP|CIDR), got "
+                       "%d argument%s", where.c_str(), spec.path, (int)args.size(), args.size() == 1 ? "" : "s");
+    }
+    AccessVerb verb = strcmp(spec.path + strlen(spec.path) - 4, "deny") == 0 ? AccessVerb::kDeny : AccessVerb::kAllow;
+    for (size_t i = 0; i < args.size(); i += 2) {
+        AccessRule rule;
+        std::string why;
+        if (!parse_access_rule(verb, args[i], args[i + 1], &rule, &why)) {
+            return SRS_ERR(kErrorConfigDirective, "%s: %s %s %s: %s", where.c_str(), spec.path, args[i].c_str(),
+                           args[i + 1].c_str(), why.c_str());
+        }
+    }
+    return Error();
+}
+
+}  // namespace
+
 Error validate_directive_args(const DirectiveSpec& spec, const std::string& where, std::vector<std::string>* args) {
+    if (spec.kind == ArgKind::kAccessRule) return validate_access_rules(spec, where, *args);
     int n = static_cast<int>(args->size());
     if (n < spec.min_args || n > spec.max_args) {
         if (spec.min_args == spec.max_args) {

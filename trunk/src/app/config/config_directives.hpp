@@ -30,6 +30,7 @@ enum class ArgKind {
     kList,      // min_args..max_args strings
     kEndpoint,  // min_args..max_args of "port", "ip:port" or "[ipv6]:port"
     kBlock,     // "name args { ... }", min_args..max_args arguments
+    kAccessRule,  // security allow|deny: "publish|play all|IP|CIDR"; every line is kept, in order
     kAny,       // not implemented: any arguments, any block, not validated
 };
 

@@ -341,5 +341,31 @@ inline constexpr VhostKey<std::string> vhost_cluster_protocol{"vhost.cluster.pro
 // origin (over cluster.vhost).
 inline constexpr VhostKey<bool> vhost_cluster_follow_client{"vhost.cluster.follow_client"};
 
+// vhost.refer.enabled: Check the pageUrl of RTMP clients.
+inline constexpr VhostKey<bool> vhost_refer_enabled{"vhost.refer.enabled"};
+
+// vhost.refer.all: Domains checked at connect, for every RTMP client: the pageUrl's host must end
+// with one of them; unset: no check.
+inline constexpr VhostKey<std::vector<std::string>> vhost_refer_all{"vhost.refer.all"};
+
+// vhost.refer.publish: Domains checked when an RTMP client publishes; unset: no check.
+inline constexpr VhostKey<std::vector<std::string>> vhost_refer_publish{"vhost.refer.publish"};
+
+// vhost.refer.play: Domains checked when an RTMP client plays; unset: no check.
+inline constexpr VhostKey<std::vector<std::string>> vhost_refer_play{"vhost.refer.play"};
+
+// vhost.security.enabled: Check every publisher and player (RTMP, HTTP-FLV, WebRTC); on with no
+// rule refuses everyone.
+inline constexpr VhostKey<bool> vhost_security_enabled{"vhost.security.enabled"};
+
+// vhost.security.allow: `allow ACTION TARGET;` (ACTION publish or play; TARGET all, an IPv4 or IPv6
+// address or network), one per line: with any allow rule (for either action), a client must match
+// one for its action.
+inline constexpr VhostKey<std::vector<std::string>> vhost_security_allow{"vhost.security.allow"};
+
+// vhost.security.deny: `deny ACTION TARGET;` as allow, one per line: a match refuses the client,
+// before any allow rule.
+inline constexpr VhostKey<std::vector<std::string>> vhost_security_deny{"vhost.security.deny"};
+
 }  // namespace keys
 }  // namespace srs

@@ -42,6 +42,7 @@ std::string value_type(const DirectiveSpec& s) {
         case ArgKind::kEnum: return s.values;
         case ArgKind::kList: return "one or more names";
         case ArgKind::kEndpoint: return s.max_args > 1 ? "one or more endpoints" : "endpoint";
+        case ArgKind::kAccessRule: return "publish or play, then all, an IP or a CIDR; one rule per line";
         default: return "string";
     }
 }
@@ -51,6 +52,7 @@ std::string value_hint(const DirectiveSpec& s) {
     switch (s.kind) {
         case ArgKind::kEnum: return s.values;
         case ArgKind::kList: return "<name> ...";
+        case ArgKind::kAccessRule: return "publish|play all|<ip>|<cidr>";
         default: return "<" + value_type(s) + ">";
     }
 }
@@ -237,6 +239,7 @@ class KeysWriter {
             case ArgKind::kInt: return "int64_t";
             case ArgKind::kFloat: return "double";
             case ArgKind::kList: return "std::vector<std::string>";
+            case ArgKind::kAccessRule: return "std::vector<std::string>";  // (action, target) pairs
             case ArgKind::kEndpoint: return "std::vector<ListenEndpoint>";
             default: return "std::string";
         }

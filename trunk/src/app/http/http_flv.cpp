@@ -7,6 +7,7 @@
 #include "app/live/live_consumer.hpp"
 #include "app/live/live_source.hpp"
 #include "app/live/player_pump.hpp"
+#include "app/security/access_check.hpp"
 #include "core/log.hpp"
 #include "kernel/flv/flv.hpp"
 
@@ -113,6 +114,13 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
     std::string app, stream;
     if (!match_mount(config->get(vhost, keys::vhost_http_remux_mount), vhost, req.path, &app, &stream)) {
         return res->send_error(404);
+    }
+    // The vhost's allow/deny rules, before anything tells whether the stream exists.
+    std::string ip = res->socket() ? res->socket()->peer().ip : "";
+    if (Error err = check_security(*config, vhost, AccessAction::kPlay, ip); !err.ok()) {
+        srs_warn("HTTP-FLV %s refused (403): %s", req.path.c_str(), err.summary().c_str());
+        err.ignore();
+        return res->send_error(403);
     }
     // Not published here: an edge's stream, or one another origin owns, is
     // created and pulled; otherwise a 404 as SRS (mounted while published).

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "app/security/access_check.hpp"
 #include "core/log.hpp"
 #include "core/version.hpp"
 #include "io/runtime.hpp"
@@ -81,6 +82,13 @@ Error RtmpServerConnection::connect_app() {
               peer().ip.c_str(), connect.tc_url.c_str(), req_.vhost.c_str(), req_.app.c_str(),
               connect.page_url.c_str(), connect.swf_url.c_str(), (int)object_encoding_);
 
+    // refer.all, before anything else is answered (SRS checks it with the vhost).
+    if (Error err = check_refer(*config, req_.vhost, ReferStage::kConnect, connect.page_url); !err.ok()) {
+        transport_.send_command(build_connect_rejected(connect.transaction_id, "pageUrl refused by refer"), 0,
+                                kRtmpCidOverConnection)
+            .ignore();
+        return SRS_WRAP(err, "rtmp connect %s", connect.tc_url.c_str());
+    }
     if (Error err = check_connect_upstream(connect.transaction_id, asked_vhost); !err.ok()) return err;
 
     // The whole answer to connect in one write (see RtmpTransport::cork).
@@ -105,6 +113,28 @@ Error RtmpServerConnection::connect_app() {
     }
     if (Error err = transport_.uncork(); !err.ok()) return SRS_WRAP(err, "connect reply");
     return Error();
+}
+
+Error RtmpServerConnection::check_stream_access(AccessAction action) {
+    std::shared_ptr<const Config> config = ctx_->config();
+    bool publish = action == AccessAction::kPublish;
+    ReferStage stage = publish ? ReferStage::kPublish : ReferStage::kPlay;
+    Error err = check_refer(*config, req_.vhost, stage, info().page_url);
+    const char* description = "pageUrl refused by refer";
+    if (err.ok()) {
+        err = check_security(*config, req_.vhost, action, peer().ip);
+        description = "refused by the vhost's security rules";
+    }
+    if (err.ok()) return Error();
+    // An error-level onStatus so the client can say why, then the connection closes.
+    RtmpStatus status;
+    status.level = kRtmpLevelError;
+    status.code = publish ? "NetStream.Publish.Denied" : "NetStream.Play.Failed";
+    status.description = description;
+    status.details = req_.stream;
+    status.client_id = cid();
+    send_on_stream(build_on_status(status)).ignore();
+    return SRS_WRAP(err, "RTMP %s %s", access_action_name(action), req_.stream_url().c_str());
 }
 
 Error RtmpServerConnection::identify_client(uint32_t stream_id) {

@@ -9,6 +9,7 @@
 #include "app/conn/live_context.hpp"
 #include "app/live/stream_puller.hpp"
 #include "app/upstream/rtmp_transport.hpp"
+#include "kernel/access/access_rules.hpp"
 #include "protocol/rtmp/rtmp_url.hpp"
 
 namespace srs {
@@ -42,6 +43,10 @@ class RtmpServerConnection : public Connection {
     PullRequest pull_request(const std::string& asked_vhost) const;
     // Edge vhost with token_traverse: the origin judges connect first.
     Error check_connect_upstream(double transaction_id, const std::string& asked_vhost);
+
+    // The vhost's refer.publish|play and security rules for this client;
+    // a refused client gets an error onStatus and the error closes it.
+    Error check_stream_access(AccessAction action);
 
     Error publish(const std::string& stream_name, bool fmle);
     // Edge vhost: the publish is relayed to an origin (StreamPuller::open_publish_relay).

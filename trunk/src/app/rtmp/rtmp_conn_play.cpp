@@ -77,6 +77,7 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
     req_.vhost = resolve_vhost(req_.vhost);
     if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "play without a stream name");
     update_info(ClientKind::kRtmpPlay);
+    if (Error err = check_stream_access(AccessAction::kPlay); !err.ok()) return err;
 
     ConsumerOptions options = consumer_options(*ctx_->config(), req_.vhost);
     // No Nagle while the player joins: the play reply and the first media

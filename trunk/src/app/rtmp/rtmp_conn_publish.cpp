@@ -34,6 +34,7 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     req_.vhost = resolve_vhost(req_.vhost);
     if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "publish without a stream name");
     update_info(fmle ? ClientKind::kFmlePublish : ClientKind::kFlashPublish);
+    if (Error err = check_stream_access(AccessAction::kPublish); !err.ok()) return err;
     StreamPuller& puller = ctx_->puller();
     if (puller.relays_publish(req_.vhost)) return publish_to_origin(asked_vhost, fmle);
 
