@@ -52,6 +52,9 @@ enum ErrorCode : int {
     kErrorConfigEof = 1027,
     kErrorConfigInclude = 1028,
     kErrorConfigEnv = 1029,
+    // SRS's ERROR_EXCEED_CONNECTIONS: a bound on clients is full (max_connections,
+    // or the WebRTC pending sessions' rtc_server.pending_sessions[_per_ip]). HTTP 503.
+    kErrorExceedConnections = 1074,
     // Protocol/codec ranges used by later layers.
     kErrorRtmpBase = 2000,
     // AMF0 and RTMP commands
