@@ -18,10 +18,13 @@
 namespace srs {
 
 class LiveSource;
+class RtcServer;
 
 class HttpApiHandler : public HttpHandler {
   public:
     explicit HttpApiHandler(ServerContext* ctx);
+    // The WebRTC server, whose pending sessions /api/v1/summaries reports (none: not reported).
+    void set_rtc(const RtcServer* rtc) { rtc_ = rtc; }
     bool match(const HttpRequest& req) const override;
     Error serve(const HttpRequest& req, HttpResponse* res) override;
     // Random per process: the "service" of every answer.
@@ -44,6 +47,7 @@ class HttpApiHandler : public HttpHandler {
     Error api_raw(const HttpRequest& req, HttpResponse* res);
 
     ServerContext* ctx_;
+    const RtcServer* rtc_ = nullptr;
     std::vector<std::unique_ptr<ApiEndpoint>> tool_endpoints_;
     std::string service_id_;                     // random per process, as SRS's "service"
 };

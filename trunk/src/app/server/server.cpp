@@ -100,6 +100,7 @@ Error Server::listen_http() {
     http_flv_.reset(new HttpFlvHandler(this));
     http_static_.reset(new HttpStaticHandler(config->get(keys::http_server_dir), &blocking_worker_));
     http_api_.reset(new HttpApiHandler(this));
+    http_api_->set_rtc(rtc_.get());
     rtc_api_.reset(new RtcApiHandler(this, http_api_.get(), rtc_.get()));
     if (server_on) {
         for (const auto& ep : server_eps) {
