@@ -253,6 +253,15 @@ def test_signalling_flood_locks_nobody_out(srs, rtc, media, tmp_path):
             for t in threads:
                 t.join(40)
             t_end = flood.ended_at
+            if newcomers:
+                # The JSON API is bounded by the same address, whatever "clientip" its body claims.
+                from rtc_client import http as rtc_http
+                status, headers, text = rtc_http("POST", f"http://{srs.api}/rtc/v1/play/", json.dumps({
+                    "api": f"http://{srs.api}/rtc/v1/play/", "tid": "flood", "clientip": "198.51.100.9",
+                    "streamurl": f"webrtc://127.0.0.1/live/{STREAM}", "sdp": with_ufrag(offer, "jsonapi1")}),
+                    "application/json")
+                assert status == 503 and json.loads(text)["code"] == 1074, (status, text)
+                assert headers.get("Retry-After") == str(timeout), dict(headers)
             # The pending sessions: at the bound after the flood, then freed by the timeout.
             at_end = summaries_rtc(srs)
             assert wait_until(lambda: summaries_rtc(srs)["pending"] == 0, timeout + 5), summaries_rtc(srs)
@@ -319,3 +328,23 @@ def test_signalling_flood_locks_nobody_out(srs, rtc, media, tmp_path):
     finally:
         stop_process(recorder)
         pub.stop()
+
+
+def test_offer_refused_while_max_connections_is_reached(srs, rtc):
+    """max_connections 1: the API's own connection fills it, so an offer is
+    refused at once (503, code 1074) instead of making a session past it."""
+    require_aiortc()
+    conf = rtc_conf(srs).replace("max_connections 1000;", "max_connections 1;")
+    srs.start(conf)
+    assert wait_until(lambda: api_ok(srs), 10), srs.log()[-2000:]
+    srs.api = f"127.0.0.1:{srs.api_port}"
+    offer = make_offer(rtc, srs)
+    from rtc_client import http as rtc_http
+    status, headers, text = rtc_http("POST", f"http://{srs.api}/rtc/v1/whep/?app=live&stream={STREAM}", offer,
+                                     "application/sdp")
+    assert status == 503, (status, text)
+    body = json.loads(text)
+    assert body["code"] == 1074 and "max_connections=1 reached" in body["error"], body
+    assert headers.get("Content-Type") == "application/json", dict(headers)
+    log = srs.log()
+    assert "max_connections=1 reached" in log and f"play /live/{STREAM} from" not in log, log[-2000:]
