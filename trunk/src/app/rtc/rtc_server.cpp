@@ -122,7 +122,6 @@ void RtcServer::on_session_verified(RtcSession* session, utime_t now) {
     std::shared_ptr<const Config> config = ctx_->config();
     size_t max = static_cast<size_t>(config->get(keys::max_connections));
     if (ctx_->clients().size() >= max) {
-        refused_full_++;
         session->close(now, SRS_ERR(kErrorExceedConnections, "max_connections=%zu reached as its STUN binding "
                                                              "verified",
                                     max));

@@ -71,7 +71,8 @@ class RtcServer : public CoroutineHandler {
         uint64_t rx_packets = 0, rx_stun = 0, rx_dtls = 0, rx_rtp = 0, rx_unknown_addr = 0, rx_dropped = 0;
         uint64_t sessions_created = 0, sessions_refused = 0, sessions_closed = 0;
         size_t sessions = 0, pending = 0;  // now: every session, and those not verified yet
-        uint64_t pending_refused = 0, pending_expired = 0;
+        uint64_t pending_refused = 0;  // offers refused with 503: a pending bound or max_connections full
+        uint64_t pending_expired = 0;  // pending sessions freed by pending_timeout
     };
     Stats stats() const;
 
@@ -117,7 +118,7 @@ class RtcServer : public CoroutineHandler {
     // The refusals of offers: logged at most once a second, with how many since.
     utime_t refusal_logged_at_ = -1;
     uint64_t refusals_unlogged_ = 0;
-    uint64_t refused_full_ = 0;  // offers and verified sessions refused for max_connections
+    uint64_t refused_full_ = 0;  // offers refused for max_connections
 };
 
 }  // namespace srs
