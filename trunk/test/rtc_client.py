@@ -18,6 +18,7 @@ Run by hand: python3 test/rtc_client.py publish|play API_HOST:PORT STREAM [--via
 """
 import asyncio
 import fractions
+import http.client as httplib
 import json
 import threading
 import time
@@ -31,8 +32,10 @@ from aiortc import (RTCConfiguration, RTCPeerConnection, RTCRtpSender, RTCSessio
                     MediaStreamTrack)
 from aiortc.mediastreams import AudioStreamTrack, MediaStreamError
 
-# Host candidates: loopback only (aioice leaves 127.0.0.1 out by default).
-aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: ["127.0.0.1"] if use_ipv4 else []
+# Host candidates: loopback only (aioice leaves 127.0.0.1 out by default); a
+# peer made with local_ip= gathers that address instead (see Peer).
+HOST_ADDRESSES = ["127.0.0.1"]
+aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: list(HOST_ADDRESSES) if use_ipv4 else []
 # Consent checks (STUN binding requests on the selected pair) about every
 # second, as browsers ping an ICE-lite server every few seconds, instead of
 # aioice's 5 s: a server with a short stun_timeout (3 s in the tests) must
@@ -51,10 +54,20 @@ class SignalingError(Exception):
         self.status, self.code, self.body = status, code, body
 
 
-def http(method, url, body=None, content_type=None, timeout=5):
-    """(status, headers, body text); HTTP errors are answers, not exceptions."""
+def http(method, url, body=None, content_type=None, timeout=5, source_ip=None):
+    """(status, headers, body text); HTTP errors are answers, not exceptions.
+    source_ip: the local address the request comes from (127.0.0.2, ...)."""
     headers = {"Content-Type": content_type} if content_type else {}
     data = body.encode() if isinstance(body, str) else body
+    if source_ip:
+        u = urllib.parse.urlsplit(url)
+        conn = httplib.HTTPConnection(u.hostname, u.port or 80, timeout=timeout, source_address=(source_ip, 0))
+        try:
+            conn.request(method, u.path + ("?" + u.query if u.query else ""), body=data, headers=headers)
+            r = conn.getresponse()
+            return r.status, r.headers, r.read().decode(errors="replace")
+        finally:
+            conn.close()
     req = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
@@ -133,8 +146,12 @@ def h264_keyframe(payload):
 class Peer:
     """One RTCPeerConnection and its signalling resource on the server."""
 
-    def __init__(self, rtc, api, app, stream, via, offer_filter=None, answer_filter=None, certificate=None):
+    def __init__(self, rtc, api, app, stream, via, offer_filter=None, answer_filter=None, certificate=None,
+                 local_ip=None):
         self.rtc = rtc
+        # Another loopback address (127.0.0.2, ...) for both the signalling
+        # (the HTTP request's source) and ICE (the only host candidate).
+        self.local_ip = local_ip
         self.api = api if api.startswith("http") else f"http://{api}"
         self.app, self.stream, self.via = app, stream, via
         # "json:SCHEME": SRS's JSON API with a streamurl of that scheme (SRS's
@@ -185,7 +202,7 @@ class Peer:
             body = json.dumps({"api": url, "tid": "t%x" % (id(self) & 0xFFFFFF),
                                "streamurl": f"{self.scheme}://{host}/{self.app}/{self.stream}",
                                "clientip": None, "sdp": offer})
-            status, _, text = http("POST", url, body, "application/json")
+            status, _, text = http("POST", url, body, "application/json", source_ip=self.local_ip)
             try:
                 reply = json.loads(text)
             except ValueError:
@@ -195,7 +212,7 @@ class Peer:
             self.reply = reply
             self.sessionid = reply.get("sessionid")
             return reply["sdp"]
-        status, headers, text = http("POST", url, offer, "application/sdp")
+        status, headers, text = http("POST", url, offer, "application/sdp", source_ip=self.local_ip)
         if status != 201:
             raise SignalingError(status, 0, text)
         self.headers = headers
@@ -204,8 +221,20 @@ class Peer:
             self.location = urllib.parse.urljoin(self.api + "/", loc)
         return text
 
+    async def _set_local_offer(self):
+        """createOffer + setLocalDescription (which gathers the candidates:
+        local_ip's when given; the loop thread runs one gathering at a time)."""
+        global HOST_ADDRESSES
+        saved = HOST_ADDRESSES
+        if self.local_ip:
+            HOST_ADDRESSES = [self.local_ip]
+        try:
+            await self.pc.setLocalDescription(await self.pc.createOffer())
+        finally:
+            HOST_ADDRESSES = saved
+
     async def _negotiate(self, kind, timeout):
-        await self.pc.setLocalDescription(await self.pc.createOffer())
+        await self._set_local_offer()
         self.offer = self.pc.localDescription.sdp
         loop = asyncio.get_running_loop()
         self.answer = await loop.run_in_executor(None, self._signal, kind, self._sent_offer())
@@ -291,7 +320,7 @@ class Peer:
         """DELETE of the WHIP/WHEP Location; the HTTP status (None without one)."""
         if not self.location:
             return None
-        status, _, _ = http("DELETE", self.location, timeout=timeout)
+        status, _, _ = http("DELETE", self.location, timeout=timeout, source_ip=self.local_ip)
         return status
 
     def close(self, delete=True):
@@ -435,7 +464,7 @@ class Player(Peer):
 
     async def start(self, timeout):
         # Tap before the answer: media may arrive as soon as DTLS completes.
-        await self.pc.setLocalDescription(await self.pc.createOffer())
+        await self._set_local_offer()
         self._tap()
         self.offer = self.pc.localDescription.sdp
         loop = asyncio.get_running_loop()

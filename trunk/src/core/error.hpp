@@ -56,6 +56,9 @@ enum ErrorCode : int {
     // JSON API answers with.
     kErrorSecurityDeny = 1053,   // a deny rule matched
     kErrorSecurityAllow = 1054,  // allow rules exist (or no rule at all) and none matched
+    // SRS's ERROR_EXCEED_CONNECTIONS: a bound on clients is full (max_connections,
+    // or the WebRTC pending sessions' rtc_server.pending_sessions[_per_ip]). HTTP 503.
+    kErrorExceedConnections = 1074,
     // Protocol/codec ranges used by later layers.
     kErrorRtmpBase = 2000,
     // AMF0 and RTMP commands

@@ -352,7 +352,7 @@ Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
     } else if (path == "/api/v1/meminfos") {
         j["data"] = ctx_->proc_stats().meminfos_json();
     } else if (path == "/api/v1/summaries") {
-        j["data"] = build_summaries_data(ctx_);
+        j["data"] = build_summaries_data(ctx_, rtc_);
     } else if (path == "/api/v1/features") {
         j["data"] = {{"options", SRS_CONFIGURE_OPTIONS},
                      {"options2", SRS_BUILD_EFFECTIVE},

@@ -84,6 +84,8 @@ int rtc_error_status(int code) {
             return 404;
         case kErrorRtcSourceBusy:
             return 409;
+        case kErrorExceedConnections:
+            return 503;
         default:
             return 500;
     }
@@ -143,6 +145,7 @@ Error RtcApiHandler::serve_whip(const HttpRequest& req, HttpResponse* res, bool 
     r.publish = !play;
     r.offer = req.body;
     r.client_ip = res->socket() ? res->socket()->peer().ip : "";
+    r.signal_ip = r.client_ip;
     r.api_host = host_without_port(req.header("Host"));
     r.app = req.query_param("app");
     r.stream = req.query_param("stream");
@@ -167,6 +170,7 @@ Error RtcApiHandler::serve_whip(const HttpRequest& req, HttpResponse* res, bool 
     }
     RtcSessionAnswer a;
     if (Error err = rtc_->create_session(r, &a); err.failed()) {
+        if (err.code() == kErrorExceedConnections) return send_full(res, std::move(err));  // the server logged it
         int status = rtc_error_status(err.code());
         srs_warn("RTC: %s /%s/%s from %s refused (%d): %s", play ? "WHEP" : "WHIP", r.app.c_str(), r.stream.c_str(),
                  r.client_ip.c_str(), status, err.summary().c_str());
@@ -227,6 +231,7 @@ Error RtcApiHandler::serve_json(const HttpRequest& req, HttpResponse* res, bool 
         err.failed()) {
         return fail(std::move(err));
     }
+    r.signal_ip = r.client_ip;  // never the body's clientip: the bound per address must not be dodged
     std::string clientip = str("clientip");
     if (!clientip.empty()) r.client_ip = clientip;
     r.api_host = host_without_port(req.header("Host"));
@@ -236,12 +241,25 @@ Error RtcApiHandler::serve_json(const HttpRequest& req, HttpResponse* res, bool 
     read_knobs(req.query, &r);
     r.secret = query_value(query, "secret");
     RtcSessionAnswer a;
-    if (Error err = rtc_->create_session(r, &a); err.failed()) return fail(std::move(err));
+    if (Error err = rtc_->create_session(r, &a); err.failed()) {
+        if (err.code() == kErrorExceedConnections) return send_full(res, std::move(err));
+        return fail(std::move(err));
+    }
     Json body = api_->envelope(0);
     body["sdp"] = a.sdp;
     body["sessionid"] = a.session_id;
     if (!a.no_media.empty()) body["no_media"] = a.no_media;  // ours, as WHEP's X-SRS-No-Media
     return res->send(200, "application/json", dump_api_json(body));
+}
+
+Error RtcApiHandler::send_full(HttpResponse* res, Error err) {
+    HttpApiHandler::Json body = api_->envelope(err.code());
+    body["error"] = err.summary();
+    err.ignore();
+    // A place frees when a pending session verifies or times out: at the latest after pending_timeout.
+    utime_t wait = rtc_->pending().limits().timeout;
+    res->head().set("Retry-After", std::to_string(wait > 0 ? (wait + kUsPerSecond - 1) / kUsPerSecond : 1));
+    return res->send(503, "application/json", dump_api_json(body));
 }
 
 }  // namespace srs

@@ -9,6 +9,9 @@
 //
 // WHIP/WHEP answer errors with HTTP statuses and the reason as text; the JSON
 // API answers HTTP 200 with SRS's non-zero code, as SRS's pages expect.
+// Except a full server (the pending sessions' bounds, max_connections): 503
+// on either, with Retry-After and the JSON envelope carrying code 1074
+// (SRS's ERROR_EXCEED_CONNECTIONS) and the reason in "error".
 // Knobs on either: eip=, codec=, encrypt=false; a Bearer token or ?secret=
 // is read and kept for authentication (not checked yet).
 #pragma once
@@ -32,6 +35,8 @@ class RtcApiHandler : public HttpHandler {
     Error serve_whip(const HttpRequest& req, HttpResponse* res, bool play);
     Error serve_whip_delete(const HttpRequest& req, HttpResponse* res);
     Error serve_json(const HttpRequest& req, HttpResponse* res, bool publish);
+    // 503, Retry-After and {code, server, service, pid, error} for kErrorExceedConnections.
+    Error send_full(HttpResponse* res, Error err);
 
     ServerContext* ctx_;
     HttpApiHandler* api_;
@@ -39,7 +44,7 @@ class RtcApiHandler : public HttpHandler {
 };
 
 // HTTP status for a signalling error (WHIP/WHEP): 400 bad offer or knob,
-// 403 disabled, 404 no session, 409 busy, 500 otherwise.
+// 403 disabled, 404 no session, 409 busy, 503 full, 500 otherwise.
 int rtc_error_status(int code);
 
 // SCHEME://host[:port]/app/stream[?query] -> host, app, stream, query, for

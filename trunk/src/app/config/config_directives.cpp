@@ -84,7 +84,7 @@ DirectiveSpec NotYet(DirectiveSpec s) {
 }
 // A row the server acts on only in part: a conf that changes it is warned
 // with `what` is missing, so it never seems to work when it does not.
-DirectiveSpec Partly(DirectiveSpec s, const char* what) {
+[[maybe_unused]] DirectiveSpec Partly(DirectiveSpec s, const char* what) {
     s.partial = what;
     return s;
 }
@@ -202,6 +202,14 @@ std::vector<DirectiveSpec> build_table() {
         Bool("rtc_server.gso", "on", kRestart, "Send a player's packets of one frame as one UDP GSO message "
                                                "(not SRS's; off if a NIC misbehaves)."),
         Bool("rtc_server.merge_nalus", "off", kRestart, "Send the NALUs of a frame in one packet when they fit."),
+        Int("rtc_server.pending_sessions", "500", 1, 1000000, kLive,
+            "Sessions made by an offer whose peer has not yet passed a STUN check (not SRS's): at most this many; "
+            "more offers get 503 (code 1074). They count against neither max_connections nor the API's clients."),
+        Int("rtc_server.pending_sessions_per_ip", "50", 0, 1000000, kLive,
+            "At most this many of them signalled from one address (IPv6: one /64); 0: no bound per address. "
+            "Raise it behind a signalling proxy, whose address every offer has."),
+        Int("rtc_server.pending_timeout", "10", 1, 300, kLive,
+            "Seconds a pending session waits for its first verified STUN binding before it is freed."),
         Block("rtc_server.black_hole", "Copy plaintext RTP to an address, for debugging with wireshark."),
         NotYet(Bool("rtc_server.black_hole.enabled", "off", kRestart, "Send the copy.")),
         NotYet(Str("rtc_server.black_hole.addr", "", kRestart, "ip:port that receives the copy.")),

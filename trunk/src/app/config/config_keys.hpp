@@ -160,6 +160,20 @@ inline constexpr GlobalKey<bool> rtc_server_gso{"rtc_server.gso"};
 // rtc_server.merge_nalus: Send the NALUs of a frame in one packet when they fit.
 inline constexpr GlobalKey<bool> rtc_server_merge_nalus{"rtc_server.merge_nalus"};
 
+// rtc_server.pending_sessions: Sessions made by an offer whose peer has not yet passed a STUN check
+// (not SRS's): at most this many; more offers get 503 (code 1074). They count against neither
+// max_connections nor the API's clients.
+inline constexpr GlobalKey<int64_t> rtc_server_pending_sessions{"rtc_server.pending_sessions"};
+
+// rtc_server.pending_sessions_per_ip: At most this many of them signalled from one address (IPv6:
+// one /64); 0: no bound per address. Raise it behind a signalling proxy, whose address every offer
+// has.
+inline constexpr GlobalKey<int64_t> rtc_server_pending_sessions_per_ip{"rtc_server.pending_sessions_per_ip"};
+
+// rtc_server.pending_timeout: Seconds a pending session waits for its first verified STUN binding
+// before it is freed.
+inline constexpr GlobalKey<int64_t> rtc_server_pending_timeout{"rtc_server.pending_timeout"};
+
 // heartbeat.enabled: Send heartbeats.
 inline constexpr GlobalKey<bool> heartbeat_enabled{"heartbeat.enabled"};
 

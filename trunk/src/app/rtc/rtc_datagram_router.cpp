@@ -16,14 +16,18 @@ class OriginBinder : public RtcSession::AddressListener {
   public:
     OriginBinder(RtcRoutingTable* routes, const RtcReplyPath* origin) : routes_(routes), origin_(origin) {}
     void on_session_address(RtcSession* session, const StunAddress& addr) override {
+        if (!session->send_path()) first_ = true;  // nothing bound before: its first verified binding
         routes_->bind(session, addr);
         session->bind_send_path(origin_->copy(), origin_->tcp_conn());
         srs_trace("RTC: session %s bound to %s", session->cid().c_str(), addr.to_string().c_str());
     }
 
+    bool first() const { return first_; }
+
   private:
     RtcRoutingTable* routes_;
     const RtcReplyPath* origin_;
+    bool first_ = false;
 };
 
 }  // namespace
@@ -65,6 +69,8 @@ void RtcDatagramRouter::deliver(uint8_t* data, size_t size, const StunAddress& f
     session->set_address_listener(&binder);
     Error err = session->handle_datagram(data, size, from, now, reply);
     session->set_address_listener(nullptr);
+    // Told outside the peer's callbacks: the listener may close the session.
+    if (binder.first() && listener_) listener_->on_session_verified(session, now);
     if (err.failed()) {
         stats_.rx_dropped++;
         if (session->counters().dropped <= 10 || session->counters().dropped % 1000 == 0) {

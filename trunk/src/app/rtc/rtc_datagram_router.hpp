@@ -32,6 +32,16 @@ class RtcDatagramRouter {
   public:
     explicit RtcDatagramRouter(RtcRoutingTable* routes) : routes_(routes) {}
 
+    // Told once per session, after the datagram that carried its first
+    // verified STUN binding request was handled (the session was pending
+    // until then); it may close the session.
+    class Listener {
+      public:
+        virtual ~Listener() = default;
+        virtual void on_session_verified(RtcSession* session, utime_t now) = 0;
+    };
+    void set_listener(Listener* listener) { listener_ = listener; }
+
     // One datagram from `from` (writable in place: SRTP is removed there);
     // `reply` reaches `from`. Dropped and counted when no live session takes
     // it or its session refuses it.
@@ -44,6 +54,7 @@ class RtcDatagramRouter {
 
   private:
     RtcRoutingTable* routes_;
+    Listener* listener_ = nullptr;
     Stats stats_;
 };
 

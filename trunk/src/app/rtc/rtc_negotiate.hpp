@@ -19,7 +19,8 @@ struct RtcSessionRequest {
     bool publish = false;
     std::string vhost, app, stream;
     std::string offer;          // SDP text
-    std::string client_ip;      // the HTTP peer
+    std::string client_ip;      // the HTTP peer (the JSON API's "clientip" when given: shown in the API)
+    std::string signal_ip;      // the HTTP peer, always: the pending sessions are bounded per this address
     std::string api_host;       // the Host the API was reached by (without port)
     std::string eip;            // ?eip= (ip or ip:port): an extra candidate, offered first
     std::string codec;          // ?codec= video preference (h264|h265|hevc|vp8|vp9|av1)

@@ -34,6 +34,14 @@ RtcServerOptions read_rtc_server_options(const Config& config, const char* (*env
     return o;
 }
 
+RtcPendingSessions::Limits read_rtc_pending_limits(const Config& config) {
+    RtcPendingSessions::Limits l;
+    l.total = static_cast<size_t>(config.get(keys::rtc_server_pending_sessions));
+    l.per_address = static_cast<size_t>(config.get(keys::rtc_server_pending_sessions_per_ip));
+    l.timeout = config.get(keys::rtc_server_pending_timeout) * kUsPerSecond;
+    return l;
+}
+
 RtcVhostOptions read_rtc_vhost_options(const Config& config, const std::string& vhost) {
     RtcVhostOptions o;
     o.enabled = config.get(vhost, keys::vhost_rtc_enabled);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/config/config.hpp"
+#include "app/rtc/rtc_pending.hpp"
 #include "core/clock.hpp"
 
 namespace srs {
@@ -32,6 +33,10 @@ struct RtcServerOptions {
 
 // env: how $NAME in rtc_server.candidate is looked up (getenv in the server).
 RtcServerOptions read_rtc_server_options(const Config& config, const char* (*env)(const char*));
+
+// rtc_server.pending_sessions, pending_sessions_per_ip and pending_timeout:
+// read for every offer, so a reload applies to the offers after it.
+RtcPendingSessions::Limits read_rtc_pending_limits(const Config& config);
 
 struct RtcVhostOptions {
     bool enabled = false;

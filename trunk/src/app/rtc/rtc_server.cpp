@@ -1,6 +1,9 @@
 #include "app/rtc/rtc_server.hpp"
 
 #include "app/conn/client.hpp"
+#include <unordered_set>
+
+#include "app/config/config_keys.hpp"
 #include "app/live/live_source.hpp"
 #include "app/rtc/rtc_session_context.hpp"
 #include "core/log.hpp"
@@ -16,7 +19,7 @@ constexpr utime_t kStatsInterval = 10 * kUsPerSecond;
 
 }  // namespace
 
-RtcServer::RtcServer(LiveContext* ctx) : ctx_(ctx) {}
+RtcServer::RtcServer(LiveContext* ctx) : ctx_(ctx) { router_.set_listener(&verified_listener_); }
 
 RtcServer::~RtcServer() { stop(); }
 
@@ -61,10 +64,20 @@ void RtcServer::stop() {
 }
 
 Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* answer) {
+    if (!started_) return SRS_ERR(kErrorRtcDisabled, "WebRTC is disabled (rtc_server.enabled off)");
+    // The place is taken before the offer is worked on, as that may yield
+    // (a publisher's claim): offers in flight count against the bounds too.
+    std::string address = rtc_pending_address_key(req.signal_ip);
+    std::shared_ptr<const Config> config = ctx_->config();
+    if (Error err = admit(*config, address, monotonic_us()); err.failed()) return err;
     std::unique_ptr<RtcSession> session;
-    if (Error err = signalling_.create_session(req, answer, &session); err.failed()) return err;
+    if (Error err = signalling_.create_session(req, answer, &session); err.failed()) {
+        pending_.cancel(address);
+        return err;
+    }
+    // Not a client until its first verified STUN binding (on_session_verified).
+    pending_.start(session->cid(), address, monotonic_us());
     routes_.add(session.get());
-    ctx_->clients().add(session.get());
     sessions_.push_back(std::move(session));
     if (!req.publish) check_player_reach(req, answer);
     return Error();
@@ -104,6 +117,55 @@ RtcPlayReach RtcServer::play_reach(const std::string& vhost, const std::string& 
         }
     }
     return rtc_play_reach(f);
+}
+
+Error RtcServer::admit(const Config& config, const std::string& address, utime_t now) {
+    pending_.set_limits(read_rtc_pending_limits(config));
+    size_t max = static_cast<size_t>(config.get(keys::max_connections));
+    Error err;
+    if (ctx_->clients().size() >= max) {
+        refused_full_++;
+        err = SRS_ERR(kErrorExceedConnections, "max_connections=%zu reached", max);
+    } else {
+        err = pending_.reserve(address);
+    }
+    if (err.ok()) return err;
+    // A flood is thousands of these a second: one line a second says it.
+    refusals_unlogged_++;
+    if (refusal_logged_at_ < 0 || now - refusal_logged_at_ >= kUsPerSecond) {
+        srs_warn("RTC: refuse an offer signalled from %s with 503 (code %d): %s; %llu offers refused like this "
+                 "since the last such line, %zu pending sessions in all",
+                 address.c_str(), err.code(), err.summary().c_str(), (unsigned long long)refusals_unlogged_,
+                 pending_.sessions());
+        refusal_logged_at_ = now;
+        refusals_unlogged_ = 0;
+    }
+    return err;
+}
+
+void RtcServer::expire_pending(utime_t now) {
+    std::vector<std::string> expired = pending_.expired(now);
+    if (expired.empty()) return;
+    std::unordered_set<std::string> cids(expired.begin(), expired.end());
+    for (auto& s : sessions_) {
+        if (!cids.count(s->cid())) continue;
+        RtcSessionContext context(s->cid());
+        s->close(now, SRS_ERR(kErrorRtcPeerStunTimeout, "no verified STUN binding within its pending_timeout "
+                                                        "(rtc_server.pending_timeout), freed"));
+    }
+}
+
+void RtcServer::on_session_verified(RtcSession* session, utime_t now) {
+    if (!pending_.verify(session->cid())) return;
+    std::shared_ptr<const Config> config = ctx_->config();
+    size_t max = static_cast<size_t>(config->get(keys::max_connections));
+    if (ctx_->clients().size() >= max) {
+        session->close(now, SRS_ERR(kErrorExceedConnections, "max_connections=%zu reached as its STUN binding "
+                                                             "verified",
+                                    max));
+        return;
+    }
+    ctx_->clients().add(session);
 }
 
 Error RtcServer::delete_session(const std::string& session, const std::string& token) {
@@ -149,6 +211,7 @@ Error RtcServer::cycle() {
                 s->on_timer(now);
             }
         }
+        expire_pending(now);
         tcp_.reap(sessions_);
         reap();
         udp_.flush();
@@ -170,7 +233,8 @@ void RtcServer::reap() {
         s->detach();
         RtcSource* source = s->source();
         routes_.remove(s, monotonic_us());
-        ctx_->clients().remove(s, s->failed());
+        pending_.forget(s->cid());
+        ctx_->clients().remove(s, s->failed());  // nothing when it never verified: it was no client
         sessions_closed_++;
         sessions_[i] = std::move(sessions_.back());
         sessions_.pop_back();
@@ -183,6 +247,10 @@ RtcServer::Stats RtcServer::stats() const {
     s.sessions_created = signalling_.stats().sessions_created;
     s.sessions_refused = signalling_.stats().sessions_refused;
     s.sessions_closed = sessions_closed_;
+    s.sessions = sessions_.size();
+    s.pending = pending_.sessions();
+    s.pending_refused = pending_.stats().refused + refused_full_;
+    s.pending_expired = pending_.stats().expired;
     const RtcDatagramRouter::Stats& rx = router_.stats();
     s.rx_packets = rx.rx_packets;
     s.rx_stun = rx.rx_stun;
@@ -199,9 +267,12 @@ void RtcServer::log_stats(utime_t now) {
     const RtcDatagramRouter::Stats& rx = router_.stats();
     size_t pubs = 0;
     for (auto& s : sessions_) pubs += s->publisher() ? 1 : 0;
-    srs_trace("RTC: Server conns=%zu (publish %zu, play %zu), streams=%zu, rpkts=(%llu,rtp:%llu,stun:%llu,dtls:%llu,"
-              "drop:%llu,recvmmsg:%llu), spkts=(%llu,sendmmsg:%llu,gso:%llu/%llu,drop:%llu)",
-              sessions_.size(), pubs, sessions_.size() - pubs, sources_.size(), (unsigned long long)rx.rx_packets,
+    Stats st = stats();
+    srs_trace("RTC: Server conns=%zu (publish %zu, play %zu), pending=(%zu,refused:%llu,expired:%llu), streams=%zu, "
+              "rpkts=(%llu,rtp:%llu,stun:%llu,dtls:%llu,drop:%llu,recvmmsg:%llu), "
+              "spkts=(%llu,sendmmsg:%llu,gso:%llu/%llu,drop:%llu)",
+              sessions_.size(), pubs, sessions_.size() - pubs, st.pending, (unsigned long long)st.pending_refused,
+              (unsigned long long)st.pending_expired, sources_.size(), (unsigned long long)rx.rx_packets,
               (unsigned long long)rx.rx_rtp, (unsigned long long)rx.rx_stun, (unsigned long long)rx.rx_dtls,
               (unsigned long long)rx.rx_dropped, (unsigned long long)io.recv_calls, (unsigned long long)io.send_packets,
               (unsigned long long)io.send_calls, (unsigned long long)io.gso_messages, (unsigned long long)io.gso_segments,

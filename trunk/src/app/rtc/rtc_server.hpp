@@ -12,6 +12,11 @@
 //
 // A timer coroutine drives the sessions' clocks (DTLS, feedback, reports,
 // stun timeouts) every 20 ms and frees the sessions that ended.
+//
+// A new session is pending (RtcPendingSessions, rtc_pending.hpp) until its
+// peer's first STUN binding request verifies: bounded apart (in all, per
+// signalling address, in time) and not a client yet. Then it joins the
+// ClientRegistry, where max_connections counts it like any TCP client.
 #pragma once
 
 #include <memory>
@@ -23,6 +28,7 @@
 #include "app/rtc/rtc_negotiate.hpp"
 #include "app/rtc/rtc_options.hpp"
 #include "app/rtc/rtc_play_reach.hpp"
+#include "app/rtc/rtc_pending.hpp"
 #include "app/rtc/rtc_routing_table.hpp"
 #include "app/rtc/rtc_session.hpp"
 #include "app/rtc/rtc_signalling.hpp"
@@ -46,13 +52,16 @@ class RtcServer : public CoroutineHandler {
     bool running() const { return started_; }
     const RtcServerOptions& options() const { return options_; }
 
-    // Signalling: a new session for an offer. Errors: kErrorRtcDisabled,
-    // kErrorRtcSourceBusy, kErrorSdp* / kErrorRtcInvalidParams (bad offer).
+    // Signalling: a new session for an offer, pending until its first
+    // verified STUN binding. Errors: kErrorRtcDisabled, kErrorRtcSourceBusy,
+    // kErrorSdp* / kErrorRtcInvalidParams (bad offer), kErrorExceedConnections
+    // (the pending bounds, or max_connections, are full).
     Error create_session(const RtcSessionRequest& req, RtcSessionAnswer* answer);
     // DELETE of a WHIP/WHEP resource: `session` is the local ufrag (or SRS's
     // "ufrag:remote"), `token` must match. kErrorRtcNoSession otherwise.
     Error delete_session(const std::string& session, const std::string& token);
     size_t session_count() const { return sessions_.size(); }
+    const RtcPendingSessions& pending() const { return pending_; }
     RtcSourceManager& rtc_sources() { return sources_; }
 
     // The RTMP -> WebRTC bridge of a stream being published, when its vhost
@@ -66,6 +75,9 @@ class RtcServer : public CoroutineHandler {
     struct Stats {
         uint64_t rx_packets = 0, rx_stun = 0, rx_dtls = 0, rx_rtp = 0, rx_unknown_addr = 0, rx_dropped = 0;
         uint64_t sessions_created = 0, sessions_refused = 0, sessions_closed = 0;
+        size_t sessions = 0, pending = 0;  // now: every session, and those not verified yet
+        uint64_t pending_refused = 0;  // offers refused with 503: a pending bound or max_connections full
+        uint64_t pending_expired = 0;  // pending sessions freed by pending_timeout
     };
     Stats stats() const;
 
@@ -75,6 +87,18 @@ class RtcServer : public CoroutineHandler {
     void log_stats(utime_t now);
     // A player admitted for a stream it gets nothing of: the log says why (answer->no_media).
     void check_player_reach(const RtcSessionRequest& req, RtcSessionAnswer* answer);
+    // A place among the pending sessions for an offer from `address`, or
+    // kErrorExceedConnections (logged here, at most once a second).
+    Error admit(const Config& config, const std::string& address, utime_t now);
+    // Closes the pending sessions whose pending_timeout passed.
+    void expire_pending(utime_t now);
+    // The first verified binding: pending -> a client (or closed when max_connections is reached).
+    void on_session_verified(RtcSession* session, utime_t now);
+    struct VerifiedListener : RtcDatagramRouter::Listener {
+        explicit VerifiedListener(RtcServer* s) : server(s) {}
+        void on_session_verified(RtcSession* session, utime_t now) override { server->on_session_verified(session, now); }
+        RtcServer* server;
+    };
 
     LiveContext* ctx_;
     RtcServerOptions options_;
@@ -86,7 +110,9 @@ class RtcServer : public CoroutineHandler {
     // lately: a DELETE racing the peer's own close (a page that closes and
     // DELETEs at once) still gets 200.
     RtcRoutingTable routes_;
+    RtcPendingSessions pending_;
     RtcDatagramRouter router_{&routes_};
+    VerifiedListener verified_listener_{this};
     RtcUdpIo udp_{&router_, &sources_};
     RtcTcpIo tcp_{&router_, &udp_};
     RtcSignalling signalling_{ctx_, &sources_, &routes_};
@@ -96,6 +122,10 @@ class RtcServer : public CoroutineHandler {
     utime_t next_stats_ = 0;
     uint64_t tick_ = 0;
     uint64_t sessions_closed_ = 0;
+    // The refusals of offers: logged at most once a second, with how many since.
+    utime_t refusal_logged_at_ = -1;
+    uint64_t refusals_unlogged_ = 0;
+    uint64_t refused_full_ = 0;  // offers refused for max_connections
 };
 
 }  // namespace srs

@@ -46,5 +46,6 @@ TEST(RtcApi, StatusPerRefusal) {
     EXPECT_EQ(rtc_error_status(kErrorRtcDisabled), 403);
     EXPECT_EQ(rtc_error_status(kErrorRtcNoSession), 404);
     EXPECT_EQ(rtc_error_status(kErrorRtcSourceBusy), 409);
+    EXPECT_EQ(rtc_error_status(kErrorExceedConnections), 503);  // the pending sessions, or max_connections, full
     EXPECT_EQ(rtc_error_status(kErrorDtlsInit), 500);
 }

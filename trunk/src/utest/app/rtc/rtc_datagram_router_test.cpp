@@ -1,8 +1,9 @@
 // RtcDatagramRouter with real sessions and no socket: a datagram reaches its
 // session, an address is bound only once the session's peer verified a STUN
 // request from it (the RFC 5769 request, whose credentials the sessions
-// use), the session keeps a copy of the datagram's reply path, and every
-// drop is counted.
+// use), the session keeps a copy of the datagram's reply path, the
+// listener hears of a session's first verified binding (it was pending until
+// then) once, and every drop is counted.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -146,4 +147,48 @@ TEST_F(RtcDatagramRouterTest, DatagramsNoSessionTakesAreCounted) {
     EXPECT_EQ(st.rx_dropped, 4u);
     EXPECT_TRUE(sent_.empty());
     EXPECT_EQ(routes_.address_count(), 0u);
+}
+
+namespace {
+
+struct VerifiedLog : RtcDatagramRouter::Listener {
+    void on_session_verified(RtcSession* session, utime_t now) override {
+        told.push_back(session);
+        // Told after the datagram was handled: its answer is queued, its address bound.
+        bound_when_told = session->send_path() != nullptr;
+        at = now;
+    }
+    std::vector<RtcSession*> told;
+    bool bound_when_told = false;
+    utime_t at = 0;
+};
+
+}  // namespace
+
+TEST_F(RtcDatagramRouterTest, TheListenerHearsOfTheFirstVerifiedBindingOnce) {
+    utime_t now = 10 * kUsPerSecond;
+    VerifiedLog log;
+    router_.set_listener(&log);
+    auto s = sessions_.make(kRfc5769LocalUfrag, "t1");
+    ASSERT_TRUE(s->start(now).ok());
+    routes_.add(s.get());
+
+    std::vector<uint8_t> forged = rfc5769_request();
+    forged[forged.size() - 12] ^= 0x01;
+    deliver(forged, kAddrA, "A", now);  // does not verify: still pending
+    EXPECT_TRUE(log.told.empty());
+
+    deliver(rfc5769_request(), kAddrA, "A", now);
+    ASSERT_EQ(log.told.size(), 1u);
+    EXPECT_EQ(log.told[0], s.get());
+    EXPECT_TRUE(log.bound_when_told);
+    EXPECT_EQ(log.at, now);
+
+    // Consent checks and a NAT rebinding are not a first binding.
+    deliver(rfc5769_request(), kAddrA, "A", now + kUsPerSecond);
+    now += 2 * kUsPerSecond + kRtcRebindQuiet;
+    deliver(rfc5769_request(), kAddrC, "C", now);
+    EXPECT_EQ(routes_.find_by_address(kAddrC), s.get());
+    EXPECT_EQ(log.told.size(), 1u);
+    router_.set_listener(nullptr);
 }
