@@ -64,7 +64,10 @@ bool starts_with(const std::string& s, const char* prefix) { return s.compare(0,
 Error ConfigBuilder::absorb(ConfNode* root) {
     rewrite_legacy(root, legacy_global_renames());
     for (ConfNode& node : root->children) {
-        if (node.name == "vhost" && node.has_block) rewrite_legacy(&node, legacy_vhost_renames());
+        if (node.name == "vhost" && node.has_block) {
+            rewrite_legacy(&node, legacy_vhost_renames());
+            upgrade_legacy_forward(&node);
+        }
     }
     return walk(root->children, "", &conf_->global_);
 }
@@ -100,6 +103,24 @@ void ConfigBuilder::rewrite_legacy(ConfNode* parent, const std::vector<LegacyRen
     parent->children.swap(kept);
     // Appended after what the conf wrote, so the new form wins when both are given.
     for (auto& m : moved) place_at(parent, m.first, std::move(m.second));
+}
+
+void ConfigBuilder::upgrade_legacy_forward(ConfNode* vhost) {
+    for (ConfNode& child : vhost->children) {
+        if (child.name != "forward" || child.has_block || child.args.empty()) continue;
+        // SRS 1/2: `forward HOST:PORT ...;` is SRS 3+'s `forward { enabled on; destination ...; }`.
+        ConfNode enabled, destination;
+        enabled.name = "enabled";
+        enabled.args = {"on"};
+        destination.name = "destination";
+        destination.args.swap(child.args);
+        enabled.file = destination.file = child.file;
+        enabled.line = destination.line = child.line;
+        child.has_block = true;
+        child.children.push_back(std::move(enabled));
+        child.children.push_back(std::move(destination));
+        note_rewrite(child, "forward HOST:PORT", "forward { enabled on; destination HOST:PORT; }");
+    }
 }
 
 void ConfigBuilder::note_rewrite(const ConfNode& node, const std::string& from, const std::string& to) {

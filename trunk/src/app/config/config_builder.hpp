@@ -24,6 +24,8 @@ class ConfigBuilder {
 
   private:
     void rewrite_legacy(ConfNode* parent, const std::vector<LegacyRename>& renames);
+    // `forward HOST:PORT ...;` (SRS 1/2) -> forward { enabled on; destination ...; }.
+    void upgrade_legacy_forward(ConfNode* vhost);
     void note_rewrite(const ConfNode& node, const std::string& from, const std::string& to);
     // One warning per path; `where` is "file:line" or "env SRS_...".
     void warn_partial(const DirectiveSpec& spec, const std::string& where, const std::vector<std::string>& args);
