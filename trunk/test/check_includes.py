@@ -25,7 +25,8 @@ RANKS = [
     ["upstream"],      # outbound RTMP and HTTP clients
     ["conn"],          # clients, connections, acceptors, what handlers are given
     ["edge"],          # pulls and publish relays (implements live's StreamPuller)
-    ["rtmp", "http", "rtc"],  # protocol handlers (hls, dvr, hooks get this rank)
+    ["rtmp", "http", "rtc", "forward"],  # protocol handlers (hls, dvr, hooks get this rank); forward:
+                       # republishes sources through upstream's clients, built only by server
     ["api", "exporter"],
     ["server"],        # the composition root
 ]

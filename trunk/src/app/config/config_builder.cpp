@@ -67,6 +67,7 @@ Error ConfigBuilder::absorb(ConfNode* root) {
         if (!node.has_block || node.name != "vhost") continue;
         bool flat_refer = rewrite_legacy_refer(&node);
         rewrite_legacy(&node, legacy_vhost_renames());
+        upgrade_legacy_forward(&node);
         if (flat_refer) enable_refer(&node);
     }
     return walk(root->children, "", &conf_->global_);
@@ -133,6 +134,24 @@ void ConfigBuilder::enable_refer(ConfNode* vhost) {
         enabled.line = child.line;
         child.children.push_back(std::move(enabled));
         return;
+    }
+}
+
+void ConfigBuilder::upgrade_legacy_forward(ConfNode* vhost) {
+    for (ConfNode& child : vhost->children) {
+        if (child.name != "forward" || child.has_block || child.args.empty()) continue;
+        // SRS 1/2: `forward HOST:PORT ...;` is SRS 3+'s `forward { enabled on; destination ...; }`.
+        ConfNode enabled, destination;
+        enabled.name = "enabled";
+        enabled.args = {"on"};
+        destination.name = "destination";
+        destination.args.swap(child.args);
+        enabled.file = destination.file = child.file;
+        enabled.line = destination.line = child.line;
+        child.has_block = true;
+        child.children.push_back(std::move(enabled));
+        child.children.push_back(std::move(destination));
+        note_rewrite(child, "forward HOST:PORT", "forward { enabled on; destination HOST:PORT; }");
     }
 }
 

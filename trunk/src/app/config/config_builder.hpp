@@ -29,6 +29,8 @@ class ConfigBuilder {
     // Returns whether a flat form was there, for enable_refer() after the renames.
     bool rewrite_legacy_refer(ConfNode* vhost);
     void enable_refer(ConfNode* vhost);
+    // `forward HOST:PORT ...;` (SRS 1/2) -> forward { enabled on; destination ...; }.
+    void upgrade_legacy_forward(ConfNode* vhost);
     void note_rewrite(const ConfNode& node, const std::string& from, const std::string& to);
     // One warning per path; `where` is "file:line" or "env SRS_...".
     void warn_partial(const DirectiveSpec& spec, const std::string& where, const std::vector<std::string>& args);

@@ -358,7 +358,15 @@ std::vector<DirectiveSpec> build_table() {
                                                           "sent to the origin (over cluster.vhost)."),
         NotYet(Bool("vhost.cluster.origin_cluster", "off", kLive, "Origin cluster: ask coworkers where a stream is.")),
         NotYet(List("vhost.cluster.coworkers", "", kLive, "Origin cluster: the other origins' API HOST:PORT.")),
-        Todo("vhost.forward", "Forward streams to other servers."),
+        Block("vhost.forward", "Forward: publish every stream of this vhost again to other servers (the old "
+                               "one-line form `forward HOST:PORT ...;` reads as enabled on + destination)."),
+        Bool("vhost.forward.enabled", "off", kLive, "Forward the streams published from now on."),
+        List("vhost.forward.destination", "", kLive, "HOST:PORT (port 1935 by default, numeric hosts): each "
+                                                     "publish goes to rtmp://HOST:PORT/app/stream with its "
+                                                     "param (and ?vhost= for a named vhost); retried every 3 s."),
+        Str("vhost.forward.backend", "", kLive, "on_forward: an http:// URL asked for the destinations (full RTMP "
+                                                "URLs in data.urls) at each publish, instead of destination; "
+                                                "asked again every 3 s while it fails."),
         Block("vhost.refer", "Refer (anti-hotlinking): the RTMP connect's pageUrl must be on a listed domain "
                              "(docs/security.md)."),
         Bool("vhost.refer.enabled", "off", kLive, "Check the pageUrl of RTMP clients."),

@@ -355,6 +355,17 @@ inline constexpr VhostKey<std::string> vhost_cluster_protocol{"vhost.cluster.pro
 // origin (over cluster.vhost).
 inline constexpr VhostKey<bool> vhost_cluster_follow_client{"vhost.cluster.follow_client"};
 
+// vhost.forward.enabled: Forward the streams published from now on.
+inline constexpr VhostKey<bool> vhost_forward_enabled{"vhost.forward.enabled"};
+
+// vhost.forward.destination: HOST:PORT (port 1935 by default, numeric hosts): each publish goes to
+// rtmp://HOST:PORT/app/stream with its param (and ?vhost= for a named vhost); retried every 3 s.
+inline constexpr VhostKey<std::vector<std::string>> vhost_forward_destination{"vhost.forward.destination"};
+
+// vhost.forward.backend: on_forward: an http:// URL asked for the destinations (full RTMP URLs in
+// data.urls) at each publish, instead of destination; asked again every 3 s while it fails.
+inline constexpr VhostKey<std::string> vhost_forward_backend{"vhost.forward.backend"};
+
 // vhost.refer.enabled: Check the pageUrl of RTMP clients.
 inline constexpr VhostKey<bool> vhost_refer_enabled{"vhost.refer.enabled"};
 

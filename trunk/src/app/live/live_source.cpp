@@ -55,6 +55,7 @@ LiveSource::LiveSource(std::string vhost, std::string app, std::string stream)
       idle_since_us_(monotonic_us()) {}
 
 LiveSource::~LiveSource() {
+    forward_.reset();
     bridge_.reset();
     for (LiveConsumer* c : consumers_) c->detach();
 }
@@ -72,6 +73,7 @@ Error LiveSource::on_publish(const std::string& publisher_cid, const SourceOptio
     carries_audio_ = carries_video_ = false;
     for (LiveConsumer* c : consumers_) c->on_publish();
     if (bridge_factory_ && options.bridge) bridge_ = bridge_factory_->create_bridge(this);
+    if (forward_factory_ && options.claimed) forward_ = forward_factory_->create_bridge(this);
     srs_trace("source %s%s published by %s, gop_cache=%d, consumers=%zu%s", vhost_.c_str(), url().c_str(),
               publisher_cid.c_str(), options.gop_cache, consumers_.size(), bridge_ ? ", bridged to WebRTC" : "");
     return Error();
@@ -82,6 +84,7 @@ void LiveSource::on_unpublish() {
     publishing_ = false;
     publisher_cid_.clear();
     bridge_.reset();  // its WebRTC players stay and wait for the next publish
+    forward_.reset();  // the forwarders stop (their consumers go with them)
     // A new publish brings its own headers; stale ones would break decoders.
     gop_.clear();
     metadata_.reset();

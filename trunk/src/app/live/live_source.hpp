@@ -33,6 +33,12 @@ struct SourceOptions {
     // at unpublish: false for a pull from another server (an edge, or an
     // origin pulling from the owner), which never claimed the stream.
     bool claimed = true;
+    // Who published and how, for the forwarders (an RTMP publisher sets
+    // them; "" when the protocol has none): the stream's query with its
+    // leading "?", the tcUrl, the client's address.
+    std::string param;
+    std::string tc_url;
+    std::string client_ip;
 };
 
 // Corrects timestamps so players see them monotonic and without jumps.
@@ -136,6 +142,16 @@ class LiveSource {
         bridge_factory_ = factory;
     }
     bool bridged() const { return bridge_ != nullptr; }
+    // Who makes the forwarders of each publish (the forward manager; nullptr:
+    // none). Unlike the bridge it serves every publisher, WebRTC included,
+    // but not a pull from another server (options.claimed false): the
+    // stream is forwarded where it is published.
+    void set_forward_factory(LiveBridgeFactory* factory) {
+        if (factory != forward_factory_) forward_.reset();
+        forward_factory_ = factory;
+    }
+    // The options of the current (or last) publish.
+    const SourceOptions& publish_options() const { return options_; }
     // Who hears of unpublishes (the source manager sets it; nullptr: nobody).
     void set_publish_observer(LivePublishObserver* observer) { publish_observer_ = observer; }
 
@@ -170,6 +186,8 @@ class LiveSource {
     LiveBridgeFactory* bridge_factory_ = nullptr;
     LivePublishObserver* publish_observer_ = nullptr;
     std::unique_ptr<LiveSourceBridge> bridge_;  // while published, when the factory made one
+    LiveBridgeFactory* forward_factory_ = nullptr;
+    std::unique_ptr<LiveSourceBridge> forward_;  // while published, when the factory made one
 };
 
 }  // namespace srs

@@ -26,6 +26,7 @@ LiveSource* SourceManager::fetch_or_create(const std::string& vhost, const std::
     if (!slot) {
         slot.reset(new LiveSource(vhost, app, stream));
         slot->set_bridge_factory(bridge_factory_);
+        slot->set_forward_factory(forward_factory_);
         slot->set_publish_observer(publish_observer_);
         srs_trace("new source %s/%s/%s, sources=%zu", vhost.c_str(), app.c_str(), stream.c_str(), sources_.size());
     }
@@ -35,6 +36,11 @@ LiveSource* SourceManager::fetch_or_create(const std::string& vhost, const std::
 void SourceManager::set_publish_observer(LivePublishObserver* observer) {
     publish_observer_ = observer;
     for (auto& kv : sources_) kv.second->set_publish_observer(observer);
+}
+
+void SourceManager::set_forward_factory(LiveBridgeFactory* factory) {
+    forward_factory_ = factory;
+    for (auto& kv : sources_) kv.second->set_forward_factory(factory);
 }
 
 void SourceManager::set_bridge_factory(LiveBridgeFactory* factory) {

@@ -31,6 +31,8 @@ class SourceManager : public CoroutineHandler {
     void collect_idle();
     // Given to every source, present and future (nullptr: no bridges).
     void set_bridge_factory(LiveBridgeFactory* factory);
+    // Given to every source, present and future (nullptr: no forwarders).
+    void set_forward_factory(LiveBridgeFactory* factory);
     // Given to every source, present and future (nullptr: nobody).
     void set_publish_observer(LivePublishObserver* observer);
 
@@ -41,6 +43,7 @@ class SourceManager : public CoroutineHandler {
     uint64_t dropped_by_freed_ = 0;  // by sources already freed
     std::map<std::string, std::unique_ptr<LiveSource>> sources_;
     LiveBridgeFactory* bridge_factory_ = nullptr;
+    LiveBridgeFactory* forward_factory_ = nullptr;
     LivePublishObserver* publish_observer_ = nullptr;
     Coroutine collector_;
 };

@@ -61,6 +61,9 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     options.gop_cache = config->get(req_.vhost, keys::vhost_play_gop_cache);
     options.gop_cache_max_frames = static_cast<int>(config->get(req_.vhost, keys::vhost_play_gop_cache_max_frames));
     options.jitter = parse_jitter(config->get(req_.vhost, keys::vhost_play_time_jitter));
+    options.param = req_.param;
+    options.tc_url = req_.tc_url();
+    options.client_ip = peer_ip();
     if (Error err = source->on_publish(cid(), options); !err.ok()) {
         ctx_->stream_claims().unclaim(req_.vhost, req_.app, req_.stream);
         return SRS_WRAP(err, "publish");

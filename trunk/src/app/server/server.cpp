@@ -17,6 +17,7 @@ Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
     : config_(std::move(config)),
       conf_path_(std::move(conf_path)),
       connections_(&clients_),
+      forward_([this] { return config_; }),
       edge_([this] { return config_; }, &clients_),
       parent_pid_(getppid()),
       start_wall_us_(wall_us()) {}
@@ -27,6 +28,7 @@ Server::~Server() {
     connections_.stop();
     if (rtc_) rtc_->stop();
     edge_.stop();
+    sources_.set_forward_factory(nullptr);
     sources_.stop();
     sources_.set_publish_observer(nullptr);
     registry_.reset();  // a Redis registry gives our streams up as it stops
@@ -51,9 +53,11 @@ Error Server::initialize() {
         edge_.set_registry(registry_locator_.get());
     }
     if (Error err = edge_.start(); !err.ok()) return SRS_WRAP(err, "edge manager");
+    sources_.set_forward_factory(&forward_);
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
     rtc_.reset(new RtcServer(this));
     if (Error err = listen_http(); !err.ok()) return SRS_WRAP(err, "listen http");
+    forward_.set_service_id(http_api_->service_id());
     exporter_.reset(new ExporterHandler(this, http_api_->service_id()));
     if (Error err = listen_exporter(read_exporter_options(*config_)); !err.ok()) return SRS_WRAP(err, "exporter");
     proc_stats_.sample();

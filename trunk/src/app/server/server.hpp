@@ -12,6 +12,7 @@
 
 #include "app/config/config.hpp"
 #include "app/edge/edge_manager.hpp"
+#include "app/forward/forwarder.hpp"
 #include "app/conn/connection.hpp"
 #include "app/api/http_api.hpp"
 #include "app/api/rtc_api.hpp"
@@ -96,6 +97,9 @@ class Server : public TcpClientHandler, public ServerContext {
     // Declared before the connections: connections hold sources, so they
     // are stopped first (members are destroyed in reverse order).
     SourceManager sources_;
+    // The sources' forward factory (vhost.forward); taken back from them
+    // before they stop, so its forwarders end first.
+    ForwardManager forward_;
     // Outlives the connection manager, which registers its connections.
     ClientRegistry clients_;
     ConnectionManager connections_;

@@ -337,14 +337,14 @@ TEST_F(ConfigTest, NotImplementedDirectivesAreAcceptedWithOneWarningEach) {
         "    hls { enabled on; hls_fragment 10; }\n"
         "    dvr { enabled on; }\n"
         "}\n"
-        "vhost b { hls { enabled off; } forward 127.0.0.1:1936; }\n"
+        "vhost b { hls { enabled off; } exec { enabled off; } }\n"
         "srt_server { enabled off; }\n");
     const auto& w = conf->warnings();
     ASSERT_EQ(4u, w.size());
     EXPECT_EQ("t.conf:1: directive srt_server is not implemented yet, ignored", w[0]);
     EXPECT_EQ("t.conf:3: directive vhost.hls is not implemented yet, ignored", w[1]);
     EXPECT_EQ("t.conf:4: directive vhost.dvr is not implemented yet, ignored", w[2]);
-    EXPECT_EQ("t.conf:6: directive vhost.forward is not implemented yet, ignored", w[3]);
+    EXPECT_EQ("t.conf:6: directive vhost.exec is not implemented yet, ignored", w[3]);
     EXPECT_EQ((std::vector<std::string>{"a", "b", kDefaultVhost}), conf->vhosts());
 }
 

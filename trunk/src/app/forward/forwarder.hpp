@@ -1,0 +1,101 @@
+// Forward (SRS's vhost.forward): every stream published here is published
+// again to other servers, as an encoder would.
+//
+// The ForwardManager is the sources' forward factory: on each publish of a
+// vhost with forward on it hangs a SourceForwarders on the source, which
+// lives until the unpublish. That one asks the backend (on_forward) for the
+// destinations when one is set, else takes forward.destination, and starts
+// one StreamForwarder per destination.
+//
+// A StreamForwarder is a coroutine and a consumer of the source like any
+// player: it connects and publishes, then takes a consumer (primed with
+// metadata, sequence headers and the GOP, so the destination can decode at
+// once) and sends what the consumer queues. The queue is bounded like a
+// player's (play.queue_length: a forwarder that falls behind is shrunk to
+// the headers and the next keyframe), so the source never waits for it. A
+// destination that refuses or dies is let go (the consumer with it) and
+// tried again every 3 s until the unpublish.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/forward/forward_contract.hpp"
+#include "app/live/live_bridge.hpp"
+#include "app/live/live_consumer.hpp"
+#include "io/coroutine.hpp"
+
+namespace srs {
+
+class Config;
+class LiveSource;
+
+// One destination of one published stream.
+class StreamForwarder : public CoroutineHandler {
+  public:
+    StreamForwarder(LiveSource* source, std::string url, ConsumerOptions options);
+    ~StreamForwarder() override;
+    Error start();
+    void stop();
+    const std::string& url() const { return url_; }
+    uint64_t sent() const { return sent_; }
+
+  private:
+    Error cycle() override;
+    // One connection: until it fails or the coroutine is stopped.
+    Error forward_once();
+
+    LiveSource* source_;
+    std::string url_;
+    ConsumerOptions options_;
+    uint64_t sent_ = 0;
+    int attempts_ = 0;
+    Coroutine co_;
+};
+
+// What one publish of a vhost forwards.
+struct ForwardPlan {
+    std::vector<std::string> destinations;  // HOST:PORT
+    std::string backend;                    // on_forward URL, "" for none
+    ConsumerOptions consumer;
+    OnForwardRequest hook;  // the backend's request (when there is a backend)
+};
+
+// The forwarders of one publish of one source.
+class SourceForwarders : public LiveSourceBridge, public CoroutineHandler {
+  public:
+    SourceForwarders(LiveSource* source, ForwardPlan plan);
+    ~SourceForwarders() override;  // stops every forwarder
+    Error start();
+    void on_live_message(const LiveMessagePtr&) override {}  // each forwarder has its own consumer
+    size_t forwarder_count() const { return forwarders_.size(); }
+
+  private:
+    // Asks the backend (again every 3 s while it fails), then starts the forwarders.
+    Error cycle() override;
+    Error ask_backend(std::vector<std::string>* urls);
+    void start_forwarders(const std::vector<std::string>& urls);
+
+    LiveSource* source_;
+    ForwardPlan plan_;
+    std::vector<std::unique_ptr<StreamForwarder>> forwarders_;
+    Coroutine co_;
+};
+
+class ForwardManager : public LiveBridgeFactory {
+  public:
+    explicit ForwardManager(std::function<std::shared_ptr<const Config>()> config);
+    // Told to the backend (the API's service id).
+    void set_service_id(const std::string& id) { service_id_ = id; }
+    // nullptr when the source's vhost does not forward.
+    std::unique_ptr<LiveSourceBridge> create_bridge(LiveSource* source) override;
+
+  private:
+    std::function<std::shared_ptr<const Config>()> config_;
+    std::string service_id_;
+};
+
+}  // namespace srs
