@@ -98,18 +98,8 @@ def play(path, api, app, stream, **kw):
     """Runs the client to its end; its JSON result with "exit_code" and
     "stderr" (Pion's log) added. The process is bounded by its own
     --timeout + --duration, and killed 30 s past that."""
-    args = play_args(path, api, app, stream, **kw)
     limit = kw.get("timeout", 15) + kw.get("duration", 2.0) + 30
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        out, err = proc.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate(timeout=10)
-    res = parse_result(out) or {"connected": False, "error": f"no JSON result: {out[-2000:]}"}
-    res["exit_code"] = proc.returncode
-    res["stderr"] = err[-4000:]
-    return res
+    return finish(start_play(path, api, app, stream, **kw), timeout=limit)
 
 
 def start_play(path, api, app, stream, **kw):

@@ -1,4 +1,5 @@
 #include "app/config/config.hpp"
+#include "utest/app/config/config_fixture.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,32 +17,7 @@ using namespace srs;
 namespace {
 
 // Every test sees only the environment it sets, not the developer's.
-class ConfigTest : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        Config::set_env_getter([this](const char* name) -> const char* {
-            auto it = env_.find(name);
-            return it == env_.end() ? nullptr : it->second.c_str();
-        });
-    }
-    void TearDown() override { Config::set_env_getter(nullptr); }
-
-    std::shared_ptr<const Config> load(const std::string& text) {
-        std::shared_ptr<const Config> conf;
-        Error err = Config::load_text(text, "t.conf", &conf);
-        EXPECT_TRUE(err.ok()) << err.summary();
-        return conf;
-    }
-
-    // The error text of loading `text`, or "" when it loads.
-    std::string load_error(const std::string& text) {
-        std::shared_ptr<const Config> conf;
-        Error err = Config::load_text(text, "t.conf", &conf);
-        return err.ok() ? "" : err.summary();
-    }
-
-    std::map<std::string, std::string> env_;
-};
+class ConfigTest : public ConfigFixture {};
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();

@@ -2,6 +2,7 @@
 // conf says (and what `-t` refuses, with file:line), SRS's flat refer forms,
 // the environment, and the errors the handlers answer with.
 #include "app/security/access_check.hpp"
+#include "utest/app/config/config_fixture.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,27 +14,8 @@ using namespace srs;
 
 namespace {
 
-class AccessCheckTest : public ::testing::Test {
+class AccessCheckTest : public ConfigFixture {
   protected:
-    void SetUp() override {
-        Config::set_env_getter([this](const char* name) -> const char* {
-            auto it = env_.find(name);
-            return it == env_.end() ? nullptr : it->second.c_str();
-        });
-    }
-    void TearDown() override { Config::set_env_getter(nullptr); }
-
-    std::shared_ptr<const Config> load(const std::string& text) {
-        std::shared_ptr<const Config> conf;
-        Error err = Config::load_text(text, "t.conf", &conf);
-        EXPECT_TRUE(err.ok()) << err.summary();
-        return conf;
-    }
-    std::string load_error(const std::string& text) {
-        std::shared_ptr<const Config> conf;
-        Error err = Config::load_text(text, "t.conf", &conf);
-        return err.ok() ? "" : err.summary();
-    }
     // 0 when allowed, else the error's code; *message gets its text.
     int security(const Config& conf, AccessAction action, const std::string& ip, std::string* message = nullptr,
                  const std::string& vhost = "__defaultVhost__") {
@@ -50,7 +32,6 @@ class AccessCheckTest : public ::testing::Test {
         return code;
     }
 
-    std::map<std::string, std::string> env_;
 };
 
 const AccessAction kPub = AccessAction::kPublish;
