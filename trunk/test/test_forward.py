@@ -7,6 +7,8 @@ server in a thread) that names the destinations, or none."""
 import json
 import os
 import signal
+import socket
+import struct
 import subprocess
 import threading
 import time
@@ -15,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import free_port, stop_process, wait_until
+import rtmp_raw
+from conftest import fd_count, free_port, stop_process, wait_until
 from media import Publisher, probe_streams
 from test_edge import load, rtmp_url
 
@@ -192,3 +195,195 @@ def test_forward_backend_names_the_destinations(srs, nginx_factory, media):
             p.stop()
         hook.shutdown()
         hook.server_close()
+
+
+# ---- destinations that misbehave ----
+
+class BadDestination:
+    """A TCP server on loopback that plays a broken RTMP destination, one mode
+    for every connection it accepts; `accepted` keeps the monotonic time of
+    each, so a test sees the forwarder's retries. Every socket and thread it
+    makes ends at stop()."""
+
+    MODES = ("random", "garbage_chunks", "close_mid_handshake", "stall", "chatter", "flood_media",
+             "garbage_after_publish")
+
+    def __init__(self, mode):
+        assert mode in self.MODES
+        self.mode = mode
+        self.accepted = []
+        self.done = threading.Event()
+        self.lock = threading.Lock()
+        self.conns = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.listener.settimeout(0.2)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def destination(self):
+        return f"127.0.0.1:{self.port}"
+
+    def stop(self):
+        self.done.set()
+        self.thread.join(5)
+        with self.lock:
+            for c in self.conns:
+                c.close()
+        self.listener.close()
+
+    def _serve(self):
+        workers = []
+        while not self.done.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+            self.accepted.append(time.monotonic())
+            with self.lock:
+                self.conns.append(conn)
+            t = threading.Thread(target=self._talk, args=(conn,), daemon=True)
+            t.start()
+            workers.append(t)
+        for t in workers:
+            t.join(5)
+
+    def _recv_exact(self, conn, n):
+        buf = b""
+        while len(buf) < n and not self.done.is_set():
+            try:
+                part = conn.recv(n - len(buf))
+            except socket.timeout:
+                continue
+            if not part:
+                raise ConnectionError("closed")
+            buf += part
+        return buf
+
+    def _handshake(self, conn):
+        c0c1 = self._recv_exact(conn, 1537)
+        s1 = b"\x00" * 8 + os.urandom(1528)
+        conn.sendall(b"\x03" + s1 + c0c1[1:])  # S0 S1, S2 echoes C1
+        self._recv_exact(conn, 1536)  # C2
+
+    def _flood(self, conn, seconds=20):
+        """Random bytes until the peer closes (or a bound in time)."""
+        end = time.monotonic() + seconds
+        while not self.done.is_set() and time.monotonic() < end:
+            conn.sendall(os.urandom(4096))
+            time.sleep(0.005)
+
+    def _talk(self, conn):
+        conn.settimeout(0.2)
+        try:
+            if self.mode == "random":
+                self._recv_exact(conn, 1537)
+                conn.sendall(b"\x47")  # not RTMP's version byte, whatever follows
+                self._flood(conn)
+            elif self.mode == "garbage_chunks":
+                self._handshake(conn)
+                self._flood(conn)
+            elif self.mode == "close_mid_handshake":
+                self._recv_exact(conn, 1537)
+                conn.sendall(b"\x03" + b"\x00" * 700)
+                conn.close()
+            elif self.mode == "stall":
+                # Takes what comes, answers nothing, never closes.
+                while not self.done.is_set():
+                    try:
+                        if not conn.recv(65536):
+                            break
+                    except socket.timeout:
+                        pass
+            elif self.mode == "chatter":
+                # A valid handshake, then pings forever and never an answer
+                # to connect: each read finds something, no timeout fires.
+                self._handshake(conn)
+                while not self.done.is_set():
+                    conn.sendall(rtmp_raw.chunk(2, 4, struct.pack(">HI", 6, int(time.monotonic()))))
+                    time.sleep(0.3)
+            elif self.mode == "flood_media":
+                # A valid handshake, then 1 MB video messages instead of an
+                # answer to connect, until the forwarder hangs up.
+                self._handshake(conn)
+                conn.sendall(rtmp_raw.chunk(2, 1, struct.pack(">I", 65536)))
+                frame = b"\x27\x01" + os.urandom(1024 * 1024)
+                for i in range(200):
+                    if self.done.is_set():
+                        break
+                    conn.sendall(rtmp_raw.chunk(6, 9, frame, stream_id=1, timestamp=40 * i, chunk_size=65536))
+            elif self.mode == "garbage_after_publish":
+                # The answers to connect (1), createStream (4) and publish, as
+                # nginx-rtmp gives them, then a second of media, then garbage.
+                self._handshake(conn)
+                ok = rtmp_raw.amf0_object({"level": "status", "code": "NetConnection.Connect.Success"})
+                start = rtmp_raw.amf0_object({"level": "status", "code": "NetStream.Publish.Start"})
+                conn.sendall(rtmp_raw.chunk(3, 20, rtmp_raw.amf0_string("_result") + rtmp_raw.amf0_number(1)
+                                            + b"\x05" + ok))
+                conn.sendall(rtmp_raw.chunk(3, 20, rtmp_raw.amf0_string("_result") + rtmp_raw.amf0_number(4)
+                                            + b"\x05" + rtmp_raw.amf0_number(1)))
+                conn.sendall(rtmp_raw.chunk(5, 20, rtmp_raw.amf0_string("onStatus") + rtmp_raw.amf0_number(0)
+                                            + b"\x05" + start, stream_id=1))
+                end = time.monotonic() + 1
+                while time.monotonic() < end and not self.done.is_set():
+                    try:
+                        if not conn.recv(65536):
+                            return
+                    except socket.timeout:
+                        pass
+                self._flood(conn)
+        except (ConnectionError, OSError):
+            pass  # the forwarder hung up: what it should do
+
+
+def test_forward_bad_destinations_retried_source_undisturbed(srs, nginx_factory, media):
+    """Seven broken destinations and one good one (nginx-rtmp) on one stream:
+    every broken one gets its own log line and a retry 3 s later; the good
+    one and our own players see nothing of it; the fixture's ASAN check
+    finds no leak at exit."""
+    bad = {m: BadDestination(m) for m in BadDestination.MODES}
+    good = nginx_factory("good")
+    dests = " ".join([f"127.0.0.1:{good.port}"] + [b.destination() for b in bad.values()])
+    start_ours(srs, f"forward {{ enabled on; destination {dests}; }}")
+    pub = Publisher(media, rtmp_url(srs))
+    try:
+        assert wait_until(lambda: f"to rtmp://127.0.0.1:{good.port}/live/livestream started" in srs.log(), 15), \
+            srs.log()[-3000:]
+        run = load(srs, 2, 14)
+        fds = None
+        # Each kind of failure, in the words the log gives it.
+        # Random chunks fail the decoder, or, when they happen to announce a
+        # long message, run into the setup deadline.
+        words = {"random": ["S0 version 71"], "garbage_chunks": ["connect rtmp://", "no answer within"],
+                 "close_mid_handshake": ["read handshake : read: peer closed"],
+                 "stall": ["read handshake : read: timed out"], "chatter": ["no answer within 8s"],
+                 "flood_media": ["bytes) before the answer 1"], "garbage_after_publish": [": read : ", ": send : "]}
+        for mode, b in bad.items():
+            url = f"to rtmp://127.0.0.1:{b.port}/live/livestream:"
+            assert wait_until(lambda: len(b.accepted) >= 2, 16), (mode, b.accepted, srs.log()[-4000:])
+            lines = [line for line in srs.log().splitlines() if url in line and "again in 3s" in line]
+            assert lines, (mode, srs.log()[-4000:])
+            assert any(w in lines[0] for w in words[mode]), (mode, lines[0])
+            print(mode, "->", lines[0].split("]", 5)[-1].strip())
+            if fds is None:
+                fds = fd_count(srs.pid)
+        # Retried every 3 s: the second connection comes at least 3 s after
+        # the first one failed (the first attempt itself takes up to its
+        # timeouts, so only the lower bound is fixed).
+        for mode, b in bad.items():
+            assert b.accepted[1] - b.accepted[0] >= 2.9, (mode, b.accepted)
+        assert decodable(good.url()), srs.log()[-3000:]
+        code, s = run.result()
+        assert code == 0, s
+        assert s["alive"] == 2 and s["failed"] == 0 and s["reconnects"] == 0, s
+        assert s["per_client_video_frames_min"] >= 25 * 11, s  # ~14 s at 25 fps, no gap
+        assert pub.alive()
+        # Retries do not pile up sockets.
+        assert fd_count(srs.pid) <= fds + 4, (fds, fd_count(srs.pid))
+    finally:
+        pub.stop()
+        for b in bad.values():
+            b.stop()
+    assert wait_until(lambda: srs.log().count("/live/livestream stopped") >= 8, 10), srs.log()[-3000:]

@@ -6,6 +6,7 @@
 #include "app/live/live_source.hpp"
 #include "app/upstream/http_client.hpp"
 #include "app/upstream/rtmp_client.hpp"
+#include "core/clock.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
 #include "protocol/rtmp/rtmp_message.hpp"
@@ -16,6 +17,9 @@ namespace {
 
 constexpr utime_t kForwardConnectTimeoutUs = 3 * kUsPerSecond;
 constexpr utime_t kForwardSendTimeoutUs = 10 * kUsPerSecond;
+// From the TCP connect to NetStream.Publish.Start: a few round trips for a
+// server that answers; a destination slower than this is treated as dead.
+constexpr utime_t kForwardSetupTimeoutUs = 8 * kUsPerSecond;
 // Read what the destination sends back (acks, pings, status) every this
 // many sends, so its writes never fill our receive buffer.
 constexpr uint64_t kDrainEvery = 16;
@@ -30,6 +34,24 @@ uint8_t rtmp_type_of(const LiveMessage& m) {
 
 // ---- StreamForwarder ----
 
+// The coroutine of one connection to the destination; tells the forwarder
+// when it ends.
+class StreamForwarder::Connection : public CoroutineHandler {
+  public:
+    explicit Connection(StreamForwarder* owner) : owner_(owner), co_("forward-conn", this, owner->co_.cid()) {}
+    Coroutine& co() { return co_; }
+
+  private:
+    Error cycle() override {
+        Error err = owner_->forward_once(co_);
+        owner_->connection_ended_.signal();
+        return err;
+    }
+
+    StreamForwarder* owner_;
+    Coroutine co_;
+};
+
 StreamForwarder::StreamForwarder(LiveSource* source, std::string url, ConsumerOptions options)
     : source_(source), url_(std::move(url)), options_(options), co_("forward", this) {}
 
@@ -41,7 +63,7 @@ void StreamForwarder::stop() { co_.stop(); }
 
 Error StreamForwarder::cycle() {
     while (co_.pull().ok()) {
-        Error err = forward_once();
+        Error err = attempt();
         if (co_.pull().failed()) {
             err.ignore();
             break;
@@ -59,13 +81,37 @@ Error StreamForwarder::cycle() {
     return Error();
 }
 
-Error StreamForwarder::forward_once() {
+Error StreamForwarder::attempt() {
+    published_ = false;
+    Connection conn(this);
+    if (Error err = conn.co().start(); !err.ok()) return SRS_WRAP(err, "start connection");
+    const utime_t deadline = monotonic_us() + kForwardSetupTimeoutUs;
+    while (conn.co().running()) {
+        utime_t wait = -1;
+        if (!published_) {
+            wait = deadline - monotonic_us();
+            if (wait <= 0) {
+                conn.co().stop();  // interrupts its blocked read or write
+                conn.co().take_error().ignore();
+                return SRS_ERR(kErrorSocketTimeout, "no answer within %ds (connect, handshake, publish)",
+                               static_cast<int>(kForwardSetupTimeoutUs / kUsPerSecond));
+            }
+        }
+        connection_ended_.wait(wait);
+        if (co_.pull().failed()) break;  // stopped: the unpublish
+    }
+    conn.co().stop();
+    return conn.co().take_error();
+}
+
+Error StreamForwarder::forward_once(const Coroutine& conn) {
     attempts_++;
     RtmpClient client;
     if (Error err = client.connect(url_, kForwardConnectTimeoutUs); !err.ok()) return SRS_WRAP(err, "connect");
     if (Error err = client.publish(); !err.ok()) return SRS_WRAP(err, "publish");
     if (Error err = client.set_chunk_size(60000); !err.ok()) return SRS_WRAP(err, "chunk size");
     client.set_send_timeout(kForwardSendTimeoutUs);
+    published_ = true;
     // Taken once the destination said yes: it starts with the headers and
     // the GOP, and a dead destination holds no queue.
     std::unique_ptr<LiveConsumer> consumer(source_->create_consumer(options_));
@@ -76,9 +122,9 @@ Error StreamForwarder::forward_once() {
     std::vector<RtmpMessage> out;
     std::vector<RtmpMessage> drained;
     uint64_t sends = 0;
-    while (co_.pull().ok()) {
+    while (conn.pull().ok()) {
         consumer->wait(player_wait_us(options_));
-        if (co_.pull().failed()) break;
+        if (conn.pull().failed()) break;
         batch.clear();
         consumer->dump(&batch, kPlayerMaxMessagesPerSend);
         if (batch.empty()) continue;

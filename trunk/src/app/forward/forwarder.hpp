@@ -15,6 +15,12 @@
 // the headers and the next keyframe), so the source never waits for it. A
 // destination that refuses or dies is let go (the consumer with it) and
 // tried again every 3 s until the unpublish.
+//
+// Each connection runs in a coroutine of its own, watched by the
+// forwarder's: a destination that never finishes connect, handshake and
+// publish (one that trickles bytes, or chatters pings and never answers, so
+// no single read times out) is cut off after kForwardSetupTimeoutUs, like
+// one that refuses.
 #pragma once
 
 #include <cstdint>
@@ -44,15 +50,23 @@ class StreamForwarder : public CoroutineHandler {
     uint64_t sent() const { return sent_; }
 
   private:
+    class Connection;
+
     Error cycle() override;
-    // One connection: until it fails or the coroutine is stopped.
-    Error forward_once();
+    // Runs one Connection until it ends; ends it when the destination has
+    // not said yes to the publish within kForwardSetupTimeoutUs.
+    Error attempt();
+    // One connection, in the Connection's coroutine `conn`: until it fails
+    // or that coroutine is stopped.
+    Error forward_once(const Coroutine& conn);
 
     LiveSource* source_;
     std::string url_;
     ConsumerOptions options_;
     uint64_t sent_ = 0;
     int attempts_ = 0;
+    bool published_ = false;  // of the current connection
+    CoCond connection_ended_;
     Coroutine co_;
 };
 

@@ -9,6 +9,9 @@ namespace {
 // Media and data kept while waiting for an answer: a server that streams this
 // much before answering is broken.
 constexpr size_t kMaxPendingMessages = 4096;
+// And this many payload bytes (4096 messages of up to 16 MB each would be
+// 64 GB).
+constexpr size_t kMaxPendingBytes = 32 * 1024 * 1024;
 // Most iovecs one writev takes (Linux IOV_MAX).
 constexpr size_t kMaxIovPerWrite = 1024;
 
@@ -82,6 +85,7 @@ Error RtmpClient::connect(const std::string& url, utime_t timeout_us, bool compl
         transport_.reset();
         sock_.reset();
         pending_.clear();
+        pending_bytes_ = 0;
     }
     return err;
 }
@@ -210,9 +214,11 @@ Error RtmpClient::wait_result(double tid, RtmpCommand* out) {
     while (true) {
         if (Error err = recv_raw(&msg); !err.ok()) return SRS_WRAP(err, "wait for answer %g", tid);
         if (!msg.is_command()) {
-            if (pending_.size() >= kMaxPendingMessages) {
-                return SRS_ERR(kErrorRtmpClientState, "%zu messages before the answer %g", pending_.size(), tid);
+            if (pending_.size() >= kMaxPendingMessages || pending_bytes_ + msg.payload.size() > kMaxPendingBytes) {
+                return SRS_ERR(kErrorRtmpClientState, "%zu messages (%zu bytes) before the answer %g",
+                               pending_.size(), pending_bytes_, tid);
             }
+            pending_bytes_ += msg.payload.size();
             pending_.push_back(std::move(msg));
             continue;
         }
@@ -252,9 +258,11 @@ Error RtmpClient::wait_status(const char* code) {
     while (true) {
         if (Error err = recv_raw(&msg); !err.ok()) return SRS_WRAP(err, "wait for %s", code);
         if (!msg.is_command()) {
-            if (pending_.size() >= kMaxPendingMessages) {
-                return SRS_ERR(kErrorRtmpClientState, "%zu messages before %s", pending_.size(), code);
+            if (pending_.size() >= kMaxPendingMessages || pending_bytes_ + msg.payload.size() > kMaxPendingBytes) {
+                return SRS_ERR(kErrorRtmpClientState, "%zu messages (%zu bytes) before %s", pending_.size(),
+                               pending_bytes_, code);
             }
+            pending_bytes_ += msg.payload.size();
             pending_.push_back(std::move(msg));
             continue;
         }
@@ -289,6 +297,7 @@ Error RtmpClient::wait_status(const char* code) {
 
 Error RtmpClient::recv_message(RtmpMessage* msg) {
     if (!pending_.empty()) {
+        pending_bytes_ -= pending_.front().payload.size();
         *msg = std::move(pending_.front());
         pending_.pop_front();
         messages_in_++;
@@ -306,6 +315,7 @@ Error RtmpClient::poll_messages(std::vector<RtmpMessage>* out) {
         out->push_back(std::move(pending_.front()));
         pending_.pop_front();
     }
+    pending_bytes_ = 0;
     Error err = transport_->poll_messages(out);
     messages_in_ += out->size() - before;
     return err;
@@ -419,6 +429,7 @@ Error RtmpClient::close() {
     if (sock_) sock_->close();
     sock_.reset();
     pending_.clear();
+    pending_bytes_ = 0;
     connected_ = playing_ = publishing_ = false;
     stream_id_ = 0;
     if (!result.ok()) return SRS_WRAP(result, "close %s", req_.stream_url().c_str());

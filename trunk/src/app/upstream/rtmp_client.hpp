@@ -158,6 +158,7 @@ class RtmpClient {
     RtmpStatus last_status_;
     // Media/data that came while waiting for an answer, in arrival order.
     std::deque<RtmpMessage> pending_;
+    size_t pending_bytes_ = 0;  // their payloads
 
     // send_messages scratch, reused: chunk headers (first, continuation per
     // message) and iovecs.

@@ -510,3 +510,27 @@ TEST_F(RtmpClientTest, BatchOfMessagesWithMoreIovecsThanOneWritev) {
     EXPECT_EQ(err.code(), kErrorRtmpClientState);
     err.ignore();
 }
+
+TEST_F(RtmpClientTest, MediaBeforeTheAnswerIsBoundedInBytes) {
+    // A broken server streams 1 MB video messages instead of answering
+    // connect: the client keeps at most 32 MB of them, then gives up (a
+    // count bound alone would let 4096 such messages in).
+    Script script = [&](RtmpTransport& t) -> Error {
+        RtmpCommand cmd;
+        if (Error err = expect_command(t, kRtmpCmdConnect, &cmd); !err.ok()) return err;
+        t.protocol().set_out_chunk_size(60000);
+        for (uint32_t i = 0; i < 64; i++) {
+            if (Error err = t.send_message(media(kRtmpVideo, i * 40, avc(2, 1, 1024 * 1024))); !err.ok()) return err;
+        }
+        return Error();
+    };
+    ScriptedPeer peer(script);
+    ASSERT_TRUE(peer.start().ok());
+    RtmpClient client;
+    Error err = client.connect(peer.url("/live/s"), kTimeout);
+    EXPECT_EQ(err.code(), kErrorRtmpClientState) << err.summary();
+    EXPECT_NE(err.summary().find("bytes) before the answer 1"), std::string::npos) << err.summary();
+    EXPECT_FALSE(client.connected());
+    err.ignore();
+    peer.finish().ignore();  // its writes fail once the client hung up
+}
