@@ -2,10 +2,14 @@
 (this build) and, when installed, nginx-rtmp, with a few players and
 publishers each. The full benchmark is not part of the suite; this proves the
 kit runs from a clean tree and that its table holds what it measured."""
+import json
+import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from conftest import TRUNK
 
@@ -27,8 +31,7 @@ def test_kit_tiny_run(tmp_path, media):
     cmd = [str(TRUNK / "test" / "bench" / "run"), "--srs", str(TRUNK / "objs" / "srs"), "--media", str(media),
            "--clients", "3", "--publishers", "2", "--tool-capacity", "4", "--settle", "1", "--window", "2",
            "--spread", "300", "--out", str(out)]
-    if not NGINX:
-        cmd.append("--no-nginx")
+    cmd += ["--forward", "3"] if NGINX else ["--no-nginx"]
     r = subprocess.run(cmd, cwd=TRUNK, capture_output=True, text=True, timeout=400)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     md = out.read_text()
@@ -53,3 +56,37 @@ def test_kit_tiny_run(tmp_path, media):
     # nginx-rtmp's CPU rounded to 0 at this tiny scale).
     ratio_rows = {(row[0], row[1]) for row in table if len(row) == 5}
     assert {("3", "play"), ("2", "publish"), ("2", "publish, mr on")} <= ratio_rows, ratio_rows
+    if NGINX:
+        # --forward: the forward layout's two rows, every player alive and verified.
+        assert "### Forward (ours -> nginx-rtmp, players on both)" in md, md
+        forward = [row for row in table if len(row) == 11 and row[0] != "server"]
+        assert [row[0].split(" ")[0] for row in forward] == ["ours", "nginx-rtmp"], md
+        for row in forward:
+            assert row[1] == "3" and row[2] == "3" and row[9] == "True", row
+
+
+def test_forward_bench_tiny_run(tmp_path, media):
+    """test/bench/forward_bench.py at a tiny scale: ours forwards to
+    nginx-rtmp, three players on each; both rows hold what was measured."""
+    if not NGINX and os.environ.get("CI") != "true":
+        pytest.skip("nginx-rtmp is not installed")
+    out, js = tmp_path / "forward.md", tmp_path / "forward.json"
+    cmd = [str(TRUNK / "test" / "bench" / "forward_bench.py"), "--srs", str(TRUNK / "objs" / "srs"), "--media",
+           str(media), "--clients", "3", "--idle-window", "1", "--settle", "2", "--window", "2", "--spread", "300",
+           "--out", str(out), "--json", str(js)]
+    r = subprocess.run(cmd, cwd=TRUNK, capture_output=True, text=True, timeout=200)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    md = out.read_text()
+    assert "Command: `test/bench/forward_bench.py --srs" in md
+    result = json.loads(js.read_text())
+    assert result["forward_attempts"] == 1 and result["forward_retries"] == 0, result
+    ours, nginx = result["rows"]
+    assert ours["server"].startswith("ours") and nginx["server"].startswith("nginx-rtmp"), result
+    for row in (ours, nginx):
+        assert row["alive"] == 3 and row["failed"] == 0 and row["verify_ok"] is True, row
+        # Media reached every player on both sides: frames and bytes.
+        assert row["frames_min"] >= 25, row  # > 1 s of 25 fps video each
+        assert row["bytes_per_player"] > 50000, row
+        assert row["cpu"] >= 0 and row["rss_mb"] > 0, row
+    table = [r for r in rows(md) if len(r) == 11 and r[0] != "server"]
+    assert [r[0] for r in table] == [ours["server"], nginx["server"]], md
