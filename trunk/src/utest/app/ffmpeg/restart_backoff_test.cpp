@@ -1,0 +1,21 @@
+#include <gtest/gtest.h>
+
+#include "app/ffmpeg/restart_backoff.hpp"
+
+using namespace srs;
+
+TEST(RestartBackoff, DoublesToThirtySecondsAndResetsAfterAStableMinute) {
+    RestartBackoff b;
+    EXPECT_EQ(1 * kUsPerSecond, b.next_delay(0));
+    EXPECT_EQ(2 * kUsPerSecond, b.next_delay(100));
+    EXPECT_EQ(4 * kUsPerSecond, b.next_delay(5 * kUsPerSecond));
+    EXPECT_EQ(8 * kUsPerSecond, b.next_delay(0));
+    EXPECT_EQ(16 * kUsPerSecond, b.next_delay(0));
+    EXPECT_EQ(30 * kUsPerSecond, b.next_delay(0));
+    EXPECT_EQ(30 * kUsPerSecond, b.next_delay(59 * kUsPerSecond));
+    // A minute of running: healthy, the next crash waits 1 s again.
+    EXPECT_EQ(1 * kUsPerSecond, b.next_delay(60 * kUsPerSecond));
+    EXPECT_EQ(2 * kUsPerSecond, b.next_delay(0));
+    b.reset();
+    EXPECT_EQ(1 * kUsPerSecond, b.next_delay(0));
+}
