@@ -138,6 +138,7 @@ bool Config::vhost_is_set(const std::string& vhost, const std::string& path) con
 }
 
 const std::vector<std::string>& ConfigSection::args_of(const std::string& path) const {
+    if (path == path_) return args_;  // a repeated value row: its own line (exec's publish)
     auto it = values_.find(path);
     if (it != values_.end()) return it->second;
     const DirectiveSpec* spec = value_row(path, true);

@@ -35,7 +35,8 @@ class Config;
 // `ingest NAME { ... }`, an `engine NAME { ... }`, a `publish CMD;` line of
 // exec, or a free-form block of FFmpeg options. Its own rows are read with the
 // typed keys of their table paths (section.get(keys::vhost_ingest_enabled));
-// a row it does not set gives the table's default.
+// a row it does not set gives the table's default. A repeated value row reads
+// its own line with its own key (cmd.get(keys::vhost_exec_publish)).
 class ConfigSection {
   public:
     const std::string& path() const { return path_; }  // table path: "vhost.ingest"

@@ -184,7 +184,7 @@ void plan_publish(const Config& conf, const StreamVars& stream, std::vector<Plan
     if (!conf.get(vhost, keys::vhost_exec_enabled)) return;
     for (const ConfigSection* cmd : conf.sections(vhost, "vhost.exec.publish")) {
         std::vector<std::string> words;
-        for (const std::string& a : cmd->args()) words.push_back(expand_exec_word(a, stream));
+        for (const std::string& a : cmd->get(keys::vhost_exec_publish)) words.push_back(expand_exec_word(a, stream));
         PlannedProcess p;
         p.spec = parse_command_redirections(words);
         if (p.spec.argv.empty()) continue;
