@@ -221,3 +221,15 @@ def test_reload_restarts_only_the_changed_ingest(srs, media, tmp_path):
     srs.signal(signal.SIGHUP)
     assert wait_until(lambda: not alive(b1), 5)
     assert alive(a2) and started_pids(srs, "ingest a")[-1] == a2
+
+
+@pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGQUIT])
+def test_sigint_and_sigquit_stop_every_child(srs, media, signo):
+    srs.start(plain_conf(srs, ingest_block("a", media), extra="grace_start_wait 100;\ngrace_final_wait 100;"))
+    assert wait_until(lambda: started_pids(srs, "ingest a"), 10)
+    pid = started_pids(srs, "ingest a")[0]
+    wait_for_publish(srs, "/live/a")
+    srs.signal(signo)
+    assert srs.wait_exit(15) == 0
+    assert not alive(pid)
+    assert "ffmpeg: stopping 1 process(es)" in srs.log() and f"pid {pid} stopped" in srs.log()

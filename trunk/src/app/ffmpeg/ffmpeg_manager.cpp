@@ -12,9 +12,9 @@ namespace {
 // source stays published (the source drops its bridge at unpublish).
 class PublishTasks : public LiveSourceBridge {
   public:
-    PublishTasks(FfmpegManager* manager, std::vector<std::unique_ptr<FfmpegTask>> tasks)
+    PublishTasks(FfmpegManager* manager, std::vector<std::shared_ptr<FfmpegTask>> tasks)
         : manager_(manager), tasks_(std::move(tasks)) {
-        for (auto& t : tasks_) manager_->add_task(t.get());
+        for (auto& t : tasks_) manager_->add_task(t);
     }
     ~PublishTasks() override {
         for (auto& t : tasks_) {
@@ -26,7 +26,7 @@ class PublishTasks : public LiveSourceBridge {
 
   private:
     FfmpegManager* manager_;
-    std::vector<std::unique_ptr<FfmpegTask>> tasks_;
+    std::vector<std::shared_ptr<FfmpegTask>> tasks_;
 };
 
 }  // namespace
@@ -69,8 +69,8 @@ void FfmpegManager::start_ingest(const Config& conf, const std::string& key, con
     }
     std::string cid = new_context_id();
     for (PlannedProcess& p : plans) {
-        std::unique_ptr<FfmpegTask> task(new FfmpegTask(std::move(p), key, cid));
-        tasks_.insert(task.get());
+        std::shared_ptr<FfmpegTask> task(new FfmpegTask(std::move(p), key, cid));
+        add_task(task);
         ingest.tasks.push_back(std::move(task));
     }
     srs_trace("ingest %s: %zu process(es), log context [%s]", key.c_str(), ingest.tasks.size(), cid.c_str());
@@ -118,7 +118,7 @@ std::unique_ptr<LiveSourceBridge> FfmpegManager::create_bridge(LiveSource* sourc
     if (plans.empty()) return nullptr;
     std::string where = vars.vhost + source->url();
     bool is_output = outputs_.count(OutputStreamKey{vars.vhost, vars.app, vars.stream}) > 0;
-    std::vector<std::unique_ptr<FfmpegTask>> tasks;
+    std::vector<std::shared_ptr<FfmpegTask>> tasks;
     for (PlannedProcess& p : plans) {
         if (p.transcode && is_output) {
             srs_trace("transcode %s: it is a transcode's output, not transcoded again (%s)", where.c_str(),
@@ -132,10 +132,10 @@ std::unique_ptr<LiveSourceBridge> FfmpegManager::create_bridge(LiveSource* sourc
     return std::unique_ptr<LiveSourceBridge>(new PublishTasks(this, std::move(tasks)));
 }
 
-void FfmpegManager::add_task(FfmpegTask* task) {
+void FfmpegManager::add_task(const std::shared_ptr<FfmpegTask>& task) {
     // Started by the next tick (within kTickUs), not here: a start forks and
     // waits for the exec, which must not happen inside the publish.
-    tasks_.insert(task);
+    tasks_[task.get()] = task;
 }
 
 void FfmpegManager::retire_task(FfmpegTask* task) {
@@ -158,8 +158,8 @@ void FfmpegManager::release_output(const OutputStreamKey& key) {
 
 std::vector<pid_t> FfmpegManager::pids() const {
     std::vector<pid_t> out;
-    for (FfmpegTask* t : tasks_) {
-        if (t->pid() > 0) out.push_back(t->pid());
+    for (const auto& t : tasks_) {
+        if (t.second->pid() > 0) out.push_back(t.second->pid());
     }
     for (const auto& c : dying_) {
         if (c->running()) out.push_back(c->pid());
@@ -175,11 +175,11 @@ Error FfmpegManager::cycle() {
             break;
         }
         utime_t now = monotonic_us();
-        // A copy: a tick may log and switch, and a publish may add a task meanwhile.
-        std::vector<FfmpegTask*> tasks(tasks_.begin(), tasks_.end());
-        for (FfmpegTask* t : tasks) {
-            if (tasks_.count(t)) t->tick(now);
-        }
+        // A copy that holds them: a start switches coroutines, and meanwhile a
+        // publish may add tasks and an unpublish retire and drop some.
+        std::vector<std::shared_ptr<FfmpegTask>> tasks;
+        for (const auto& t : tasks_) tasks.push_back(t.second);
+        for (const auto& t : tasks) t->tick(now);
         reap_dying(now);
         if (Error err = sleep_us(kTickUs); !err.ok()) {
             err.ignore();
@@ -209,9 +209,10 @@ void FfmpegManager::stop() {
     std::vector<std::string> keys;
     for (const auto& i : ingests_) keys.push_back(i.first);
     // Everything still running gets SIGTERM now, then is reaped together.
-    for (FfmpegTask* t : std::vector<FfmpegTask*>(tasks_.begin(), tasks_.end())) {
-        tasks_.erase(t);
-        std::unique_ptr<ChildProcess> child = t->retire();
+    std::map<FfmpegTask*, std::shared_ptr<FfmpegTask>> tasks;
+    tasks.swap(tasks_);
+    for (const auto& t : tasks) {
+        std::unique_ptr<ChildProcess> child = t.second->retire();
         if (!child || !child->running()) continue;
         child->terminate(kStopGraceUs);
         dying_.push_back(std::move(child));

@@ -50,7 +50,7 @@ class FfmpegManager : public LiveBridgeFactory, public CoroutineHandler {
     std::unique_ptr<LiveSourceBridge> create_bridge(LiveSource* source) override;
 
     // For the publish bridges: their tasks join and leave the tick.
-    void add_task(FfmpegTask* task);
+    void add_task(const std::shared_ptr<FfmpegTask>& task);
     void retire_task(FfmpegTask* task);
     void release_output(const OutputStreamKey& key);
 
@@ -60,7 +60,7 @@ class FfmpegManager : public LiveBridgeFactory, public CoroutineHandler {
   private:
     struct Ingest {
         std::string text;  // the ingest block as the conf wrote it (reload compares)
-        std::vector<std::unique_ptr<FfmpegTask>> tasks;
+        std::vector<std::shared_ptr<FfmpegTask>> tasks;
     };
 
     Error cycle() override;
@@ -72,7 +72,9 @@ class FfmpegManager : public LiveBridgeFactory, public CoroutineHandler {
 
     ConfigSnapshot config_;
     std::map<std::string, Ingest> ingests_;
-    std::set<FfmpegTask*> tasks_;  // every task the tick drives
+    // Every task the tick drives. Shared: a tick holds its task while a start
+    // waits for the exec, even if an unpublish retires and drops it meanwhile.
+    std::map<FfmpegTask*, std::shared_ptr<FfmpegTask>> tasks_;
     std::vector<std::unique_ptr<ChildProcess>> dying_;
     std::multiset<OutputStreamKey> outputs_;  // streams running transcodes write
     bool stopped_ = false;

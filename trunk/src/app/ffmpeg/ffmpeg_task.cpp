@@ -87,6 +87,11 @@ void FfmpegTask::start(utime_t now_us) {
         schedule_restart(now_us, 0, why);
         return;
     }
+    if (retired_) {
+        // Retired while the exec was awaited: nobody will stop it later.
+        child->kill_and_reap();
+        return;
+    }
     srs_trace("%s %s: started pid %d (start %d): %s", plan_.label.c_str(), where_.c_str(), (int)child->pid(), starts_,
               join_argv(spec.argv).c_str());
     child_ = std::move(child);
