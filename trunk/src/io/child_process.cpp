@@ -74,6 +74,12 @@ bool starts_with(const std::string& s, const char* p) { return s.compare(0, strl
     _exit(127);
 }
 
+// To the child's process group (it made its own), so what a script started
+// goes too; to the child alone if the group is gone.
+void signal_child(pid_t pid, int signo) {
+    if (kill(-pid, signo) < 0) kill(pid, signo);
+}
+
 }  // namespace
 
 ChildSpec parse_command_redirections(const std::vector<std::string>& words) {
@@ -173,6 +179,7 @@ Error ChildProcess::start(const ChildSpec& spec) {
         return SRS_ERR(kErrorSystemIo, "fork %s: %s", program.c_str(), strerror(fork_errno));
     }
     pid_ = pid;
+    setpgid(pid, pid);  // as the child does: whichever runs first, signals find the group
 
     // The status pipe closes at a successful exec, or carries the errno.
     int child_errno = 0;
@@ -212,7 +219,7 @@ bool ChildProcess::poll_exit(int* status) {
             status_ = st;
         } else if (kill_at_us_ > 0 && !killed_ && monotonic_us() >= kill_at_us_) {
             srs_warn("pid %d did not quit on SIGTERM, SIGKILL", (int)pid_);
-            kill(pid_, SIGKILL);
+            signal_child(pid_, SIGKILL);
             killed_ = true;
         }
     }
@@ -222,13 +229,13 @@ bool ChildProcess::poll_exit(int* status) {
 
 void ChildProcess::terminate(utime_t grace_us) {
     if (!running() || kill_at_us_ > 0) return;
-    kill(pid_, SIGTERM);
+    signal_child(pid_, SIGTERM);
     kill_at_us_ = monotonic_us() + grace_us;
 }
 
 void ChildProcess::kill_and_reap() {
     if (!running()) return;
-    kill(pid_, SIGKILL);
+    signal_child(pid_, SIGKILL);
     int st = 0;
     while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
     }

@@ -14,7 +14,8 @@
 // progress) to the line handler, with the owner's log context.
 //
 // Exit detection is polled: poll_exit() is waitpid(WNOHANG) on this pid only.
-// terminate() sends SIGTERM; poll_exit() after the grace sends SIGKILL;
+// terminate() sends SIGTERM; poll_exit() after the grace sends SIGKILL (both
+// to the child's own process group, so a script's children go with it);
 // the destructor kills and reaps whatever still runs, so no zombie is left.
 #pragma once
 

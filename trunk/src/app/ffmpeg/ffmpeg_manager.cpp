@@ -156,17 +156,6 @@ void FfmpegManager::release_output(const OutputStreamKey& key) {
     if (it != outputs_.end()) outputs_.erase(it);
 }
 
-std::vector<pid_t> FfmpegManager::pids() const {
-    std::vector<pid_t> out;
-    for (const auto& t : tasks_) {
-        if (t.second->pid() > 0) out.push_back(t.second->pid());
-    }
-    for (const auto& c : dying_) {
-        if (c->running()) out.push_back(c->pid());
-    }
-    return out;
-}
-
 Error FfmpegManager::cycle() {
     for (;;) {
         Error stop = co_.pull();

@@ -54,9 +54,6 @@ class FfmpegManager : public LiveBridgeFactory, public CoroutineHandler {
     void retire_task(FfmpegTask* task);
     void release_output(const OutputStreamKey& key);
 
-    // The pids of every running process (tests, API).
-    std::vector<pid_t> pids() const;
-
   private:
     struct Ingest {
         std::string text;  // the ingest block as the conf wrote it (reload compares)

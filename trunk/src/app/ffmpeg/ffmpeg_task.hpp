@@ -26,9 +26,7 @@ class FfmpegTask {
     // the task starts nothing any more. nullptr when none runs.
     std::unique_ptr<ChildProcess> retire();
 
-    pid_t pid() const { return child_ && child_->running() ? child_->pid() : -1; }
     const PlannedProcess& plan() const { return plan_; }
-    int starts() const { return starts_; }
 
   private:
     void start(utime_t now_us);

@@ -3,6 +3,9 @@
 // the status pipe, SIGTERM then SIGKILL, no zombie.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +20,19 @@ class ChildProcessTest : public ::testing::Test {
   protected:
     void SetUp() override { ASSERT_TRUE(init_runtime().ok()); }
 };
+
+// Whether pid runs (a zombie waiting for its reaper does not count).
+bool pid_alive(pid_t pid) {
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE* f = fopen(path, "r");
+    if (!f) return false;
+    char buf[512] = {0};
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    const char* close_paren = strrchr(buf, ')');
+    return n > 0 && close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z';
+}
 
 // Polls until the child exits or ~5 s pass.
 bool wait_exit(ChildProcess* c, int* status) {
@@ -163,4 +179,22 @@ TEST_F(ChildProcessTest, RedirectsToFilesAndClosesOurDescriptors) {
     unlink(out.c_str());
     rmdir(dir);
     EXPECT_LE(n, 4);  // 0, 1, 2 and the directory ls reads
+}
+
+TEST_F(ChildProcessTest, StopTakesTheChildsOwnChildren) {
+    // A script that starts a child of its own: stopping the script stops it too.
+    std::vector<std::string> lines;
+    ChildProcess c([&](const std::string& l) { lines.push_back(l); }, "");
+    ChildSpec spec;
+    spec.argv = {"sh", "-c", "sleep 30 & echo $!; wait"};
+    ASSERT_TRUE(c.start(spec).ok());
+    for (int i = 0; i < 200 && lines.empty(); i++) ASSERT_TRUE(sleep_us(5 * kUsPerMs).ok());
+    ASSERT_EQ(1u, lines.size());
+    pid_t grandchild = atoi(lines[0].c_str());
+    ASSERT_GT(grandchild, 0);
+    EXPECT_TRUE(pid_alive(grandchild));
+    c.terminate(2 * kUsPerSecond);
+    ASSERT_TRUE(wait_exit(&c, nullptr));
+    for (int i = 0; i < 200 && pid_alive(grandchild); i++) ASSERT_TRUE(sleep_us(10 * kUsPerMs).ok());
+    EXPECT_FALSE(pid_alive(grandchild));
 }

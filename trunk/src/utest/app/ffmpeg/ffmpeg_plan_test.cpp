@@ -135,6 +135,8 @@ vhost __defaultVhost__ {
     plan_publish(*conf, s, &p);
     ASSERT_EQ(3u, p.size());
     EXPECT_EQ("transcode engine ff", p[0].label);
+    EXPECT_TRUE(p[0].transcode);
+    EXPECT_TRUE(p[0].ffmpeg);
     EXPECT_EQ("./objs/ffmpeg/bin/ffmpeg -f flv -i rtmp://127.0.0.1:1935/live/cam -vcodec libx264 -s 160x120 "
               "-aspect 160:120 -profile:v baseline -preset superfast -acodec copy -f flv "
               "-y rtmp://127.0.0.1:1935/live?vhost=__defaultVhost__/cam_ff",
