@@ -1,6 +1,7 @@
 #include "app/ffmpeg/ffmpeg_task.hpp"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -51,7 +52,8 @@ void FfmpegTask::tick(utime_t now_us) {
         std::string why = "pid " + std::to_string(child_->pid()) + " ended with " +
                           ChildProcess::describe_status(status) + " after " + std::to_string(ran / kUsPerMs) + " ms";
         child_.reset();
-        schedule_restart(now_us, ran, why);
+        bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        schedule_restart(now_us, ran, why, clean);
         return;
     }
     if (now_us >= next_start_us_) start(now_us);
@@ -97,8 +99,8 @@ void FfmpegTask::start(utime_t now_us) {
     child_ = std::move(child);
 }
 
-void FfmpegTask::schedule_restart(utime_t now_us, utime_t ran_us, const std::string& why) {
-    utime_t delay = backoff_.next_delay(ran_us);
+void FfmpegTask::schedule_restart(utime_t now_us, utime_t ran_us, const std::string& why, bool clean) {
+    utime_t delay = backoff_.next_delay(ran_us, clean);
     next_start_us_ = now_us + delay;
     // An error when it could not even start (a bad path): the operator must act.
     if (ran_us == 0) {

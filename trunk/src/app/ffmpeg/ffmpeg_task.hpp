@@ -30,8 +30,8 @@ class FfmpegTask {
 
   private:
     void start(utime_t now_us);
-    // Schedules the next start after a run of ran_us.
-    void schedule_restart(utime_t now_us, utime_t ran_us, const std::string& why);
+    // Schedules the next start after a run of ran_us (clean: exit code 0).
+    void schedule_restart(utime_t now_us, utime_t ran_us, const std::string& why, bool clean = false);
 
     PlannedProcess plan_;
     std::string where_;

@@ -19,3 +19,15 @@ TEST(RestartBackoff, DoublesToThirtySecondsAndResetsAfterAStableMinute) {
     b.reset();
     EXPECT_EQ(1 * kUsPerSecond, b.next_delay(0));
 }
+
+TEST(RestartBackoff, ACleanEndAfterTenSecondsIsHealthy) {
+    RestartBackoff b;
+    EXPECT_EQ(1 * kUsPerSecond, b.next_delay(0));
+    EXPECT_EQ(2 * kUsPerSecond, b.next_delay(0));
+    // A 20 s file ingested to its end: back in 1 s, every time.
+    EXPECT_EQ(1 * kUsPerSecond, b.next_delay(20 * kUsPerSecond, true));
+    EXPECT_EQ(1 * kUsPerSecond, b.next_delay(20 * kUsPerSecond, true));
+    // A clean but quick end, or a failing long one, still backs off.
+    EXPECT_EQ(2 * kUsPerSecond, b.next_delay(2 * kUsPerSecond, true));
+    EXPECT_EQ(4 * kUsPerSecond, b.next_delay(20 * kUsPerSecond, false));
+}
