@@ -25,8 +25,9 @@ RANKS = [
     ["upstream"],      # outbound RTMP and HTTP clients
     ["conn"],          # clients, connections, acceptors, what handlers are given
     ["edge"],          # pulls and publish relays (implements live's StreamPuller)
-    ["rtmp", "http", "rtc", "forward"],  # protocol handlers (hls, dvr, hooks get this rank); forward:
-                       # republishes sources through upstream's clients, built only by server
+    ["rtmp", "http", "rtc", "forward", "ffmpeg"],  # protocol handlers (hls, dvr, hooks get this rank); forward:
+                       # republishes sources through upstream's clients, built only by server; ffmpeg:
+                       # ingest, transcode, exec processes, built only by server
     ["api", "exporter"],
     ["server"],        # the composition root
 ]

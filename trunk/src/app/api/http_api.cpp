@@ -360,7 +360,7 @@ Error HttpApiHandler::serve(const HttpRequest& req, HttpResponse* res) {
                      {"build2", __DATE__ " " __TIME__},
                      {"features",
                       {{"ssl", true}, {"hls", false}, {"hds", false}, {"callback", false}, {"api", true},
-                       {"httpd", true}, {"dvr", false}, {"transcode", false}, {"ingest", false}, {"stat", true},
+                       {"httpd", true}, {"dvr", false}, {"transcode", true}, {"ingest", true}, {"stat", true},
                        {"caster", false}, {"complex_send", true}, {"tcp_nodelay", true}, {"so_sendbuf", true},
                        {"mr", true}}}};
     } else if (path == "/api/v1/raw") {

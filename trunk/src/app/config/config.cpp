@@ -49,6 +49,16 @@ const DirectiveSpec* value_row(const std::string& path, bool vhost_scope) {
     return ok ? spec : nullptr;
 }
 
+// "vhost.ingest" and "vhost.exec.publish" are directly in a vhost's scope
+// (blocks that are not repeated, like exec, are only a path prefix).
+bool parent_is_vhost(const std::string& path) {
+    for (size_t dot = path.rfind('.'); dot != std::string::npos && dot > 5; dot = path.rfind('.', dot - 1)) {
+        const DirectiveSpec* parent = find_directive(path.substr(0, dot));
+        if (parent && parent->repeated) return false;
+    }
+    return is_vhost_path(path);
+}
+
 // Shared tail of the three loaders.
 Error finish_load(ConfigBuilder* builder) {
     if (Error err = builder->apply_env(read_env); !err.ok()) return err;
@@ -127,6 +137,51 @@ bool Config::vhost_is_set(const std::string& vhost, const std::string& path) con
     return vh != vhosts_.end() && vh->second.count(path) > 0;
 }
 
+const std::vector<std::string>& ConfigSection::args_of(const std::string& path) const {
+    if (path == path_) return args_;  // a repeated value row: its own line (exec's publish)
+    auto it = values_.find(path);
+    if (it != values_.end()) return it->second;
+    const DirectiveSpec* spec = value_row(path, true);
+    return spec ? default_args(*spec) : no_args();
+}
+
+std::vector<const ConfigSection*> ConfigSection::children(const std::string& path) const {
+    std::vector<const ConfigSection*> out;
+    for (const ConfigSection& c : children_) {
+        if (c.path_ == path) out.push_back(&c);
+    }
+    return out;
+}
+
+std::string ConfigSection::text() const {
+    // Quoted pieces, so no two different sections read the same.
+    std::string t = path_ + "(";
+    for (const std::string& a : args_) t += "'" + a + "'";
+    t += "){";
+    for (const auto& v : values_) {
+        t += v.first + "=";
+        for (const std::string& a : v.second) t += "'" + a + "'";
+        t += ";";
+    }
+    for (const auto& line : lines_) {
+        t += "[";
+        for (const std::string& a : line) t += "'" + a + "'";
+        t += "]";
+    }
+    for (const ConfigSection& c : children_) t += c.text();
+    return t + "}";
+}
+
+std::vector<const ConfigSection*> Config::sections(const std::string& vhost, const std::string& path) const {
+    std::vector<const ConfigSection*> out;
+    auto it = vhost_sections_.find(vhost);
+    if (it == vhost_sections_.end()) return out;
+    for (const ConfigSection& s : it->second) {
+        if (s.path() == path) out.push_back(&s);
+    }
+    return out;
+}
+
 void Config::decode(const std::vector<std::string>& args, bool* out) { *out = first(args) == "on"; }
 void Config::decode(const std::vector<std::string>& args, int64_t* out) {
     // Validated at load: a value that does not parse cannot be here.
@@ -185,7 +240,15 @@ std::vector<std::string> Config::diff(const Config& a, const Config& b) {
             continue;
         }
         for (const DirectiveSpec& spec : directive_table()) {
-            if (!is_value_directive(spec) || !is_vhost_path(spec.path)) continue;
+            if (spec.repeated && parent_is_vhost(spec.path)) {
+                // ingest, transcode, exec.publish: any change in any occurrence.
+                std::string ta, tb;
+                for (const ConfigSection* s : a.sections(name, spec.path)) ta += s->text();
+                for (const ConfigSection* s : b.sections(name, spec.path)) tb += s->text();
+                if (ta != tb) out.push_back("vhost." + name + "." + (spec.path + 6));
+                continue;
+            }
+            if (!is_value_directive(spec) || !is_vhost_path(spec.path) || in_repeated_row(spec.path)) continue;
             if (a.vhost_args(name, spec.path) != b.vhost_args(name, spec.path)) {
                 out.push_back("vhost." + name + "." + (spec.path + 6));
             }
@@ -203,7 +266,7 @@ bool Config::reloadable(const std::string& path) {
     const DirectiveSpec* best = nullptr;
     size_t best_len = 0;
     for (const DirectiveSpec& s : directive_table()) {
-        if (!is_typed_directive(s) || !is_vhost_path(s.path)) continue;
+        if ((!is_typed_directive(s) && !s.repeated) || !is_vhost_path(s.path)) continue;
         std::string rel = std::string(".") + (s.path + 6);
         if (rest.size() > rel.size() && rest.compare(rest.size() - rel.size(), rel.size(), rel) == 0 &&
             rel.size() > best_len) {

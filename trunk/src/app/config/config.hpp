@@ -29,6 +29,44 @@
 namespace srs {
 
 struct ConfNode;
+class Config;
+
+// One occurrence of a repeated row (DirectiveSpec::repeated): an
+// `ingest NAME { ... }`, an `engine NAME { ... }`, a `publish CMD;` line of
+// exec, or a free-form block of FFmpeg options. Its own rows are read with the
+// typed keys of their table paths (section.get(keys::vhost_ingest_enabled));
+// a row it does not set gives the table's default. A repeated value row reads
+// its own line with its own key (cmd.get(keys::vhost_exec_publish)).
+class ConfigSection {
+  public:
+    const std::string& path() const { return path_; }  // table path: "vhost.ingest"
+    const std::vector<std::string>& args() const { return args_; }
+    // The first argument ("" when none): an ingest's or an engine's name.
+    std::string name() const { return args_.empty() ? std::string() : args_[0]; }
+    const std::string& where() const { return where_; }  // "file:line"
+    template <class T>
+    T get(const VhostKey<T>& key) const;
+    template <class T>
+    bool is_set(const VhostKey<T>& key) const {
+        return values_.count(key.path) > 0;
+    }
+    // Repeated rows inside, in conf order ("vhost.ingest.engine").
+    std::vector<const ConfigSection*> children(const std::string& path) const;
+    // A free-form block's lines: {name, args...} each, in conf order.
+    const std::vector<std::vector<std::string>>& lines() const { return lines_; }
+    // Everything it holds as one canonical text: equal texts, equal sections.
+    std::string text() const;
+
+  private:
+    friend class ConfigBuilder;
+    const std::vector<std::string>& args_of(const std::string& path) const;
+    std::string path_;
+    std::vector<std::string> args_;
+    std::string where_;
+    std::map<std::string, std::vector<std::string>> values_;  // table path -> arguments
+    std::vector<ConfigSection> children_;
+    std::vector<std::vector<std::string>> lines_;
+};
 
 // The vhost used when a client names none; it always exists.
 extern const char* const kDefaultVhost;
@@ -83,6 +121,10 @@ class Config {
         return join(global_args(key.path));
     }
 
+    // The occurrences of a repeated vhost row ("vhost.ingest",
+    // "vhost.transcode", "vhost.exec.publish") in a vhost, in conf order.
+    std::vector<const ConfigSection*> sections(const std::string& vhost, const std::string& path) const;
+
     // Vhost names in conf order; always includes __defaultVhost__.
     std::vector<std::string> vhosts() const;
     bool has_vhost(const std::string& name) const;
@@ -105,6 +147,7 @@ class Config {
 
   private:
     friend class ConfigBuilder;
+    friend class ConfigSection;
     using Values = std::map<std::string, std::vector<std::string>>;  // table path -> arguments
 
     Config() = default;
@@ -128,9 +171,17 @@ class Config {
     std::map<std::string, Values> vhosts_;  // per vhost, keys are "vhost.play.gop_cache"
     std::vector<std::string> vhost_order_;
     Values vhost_env_;  // vhost settings from the environment, for every vhost
+    std::map<std::string, std::vector<ConfigSection>> vhost_sections_;  // repeated rows, per vhost
     std::vector<std::string> warnings_;
     std::string source_;
 };
+
+template <class T>
+T ConfigSection::get(const VhostKey<T>& key) const {
+    T value{};
+    Config::decode(args_of(key.path), &value);
+    return value;
+}
 
 // The running config, read when needed: a reload swaps in a new Config and
 // leaves the old one alive for whoever still holds it.

@@ -70,7 +70,7 @@ Error ConfigBuilder::absorb(ConfNode* root) {
         upgrade_legacy_forward(&node);
         if (flat_refer) enable_refer(&node);
     }
-    return walk(root->children, "", &conf_->global_);
+    return walk(root->children, "", &conf_->global_, nullptr);
 }
 
 void ConfigBuilder::rewrite_legacy(ConfNode* parent, const std::vector<LegacyRename>& renames) {
@@ -171,7 +171,8 @@ void ConfigBuilder::warn_not_implemented(const std::string& path, const std::str
     conf_->warnings_.push_back(where + ": directive " + path + " is not implemented yet, ignored");
 }
 
-Error ConfigBuilder::walk(std::vector<ConfNode>& nodes, const std::string& scope, Config::Values* out) {
+Error ConfigBuilder::walk(std::vector<ConfNode>& nodes, const std::string& scope, Config::Values* out,
+                          std::vector<ConfigSection>* sections) {
     for (ConfNode& node : nodes) {
         std::string path = scope.empty() ? node.name : scope + "." + node.name;
         const DirectiveSpec* spec = find_directive(path);
@@ -193,8 +194,12 @@ Error ConfigBuilder::walk(std::vector<ConfNode>& nodes, const std::string& scope
             warn_not_implemented(path, node.where());
             continue;
         }
+        if (spec->repeated || spec->free_form) {
+            if (Error err = absorb_section(*spec, node, sections); !err.ok()) return err;
+            continue;
+        }
         if (spec->kind == ArgKind::kBlock) {
-            if (Error err = absorb_block(*spec, node, out); !err.ok()) return err;
+            if (Error err = absorb_block(*spec, node, out, sections); !err.ok()) return err;
             continue;
         }
         if (node.has_block) {
@@ -217,21 +222,53 @@ Error ConfigBuilder::walk(std::vector<ConfNode>& nodes, const std::string& scope
     return Error();
 }
 
-Error ConfigBuilder::absorb_block(const DirectiveSpec& spec, ConfNode& node, Config::Values* out) {
+Error ConfigBuilder::absorb_block(const DirectiveSpec& spec, ConfNode& node, Config::Values* out,
+                                  std::vector<ConfigSection>* sections) {
     if (!node.has_block) {
         return SRS_ERR(kErrorConfigDirective, "%s: %s needs a block { ... }", node.where().c_str(), spec.path);
     }
     if (Error err = validate_directive_args(spec, node.where(), &node.args); !err.ok()) return err;
-    if (strcmp(spec.path, "vhost") != 0) return walk(node.children, spec.path, out);
+    if (strcmp(spec.path, "vhost") != 0) return walk(node.children, spec.path, out, sections);
 
     const std::string& name = node.args[0];
     if (conf_->vhosts_.find(name) == conf_->vhosts_.end()) conf_->vhost_order_.push_back(name);
-    return walk(node.children, "vhost", &conf_->vhosts_[name]);
+    return walk(node.children, "vhost", &conf_->vhosts_[name], &conf_->vhost_sections_[name]);
+}
+
+Error ConfigBuilder::absorb_section(const DirectiveSpec& spec, ConfNode& node, std::vector<ConfigSection>* sections) {
+    if (!sections) {
+        return SRS_ERR(kErrorConfigDirective, "%s: %s must be inside a vhost", node.where().c_str(), spec.path);
+    }
+    bool block = spec.kind == ArgKind::kBlock;
+    if (node.has_block != block) {
+        return SRS_ERR(kErrorConfigDirective, block ? "%s: %s needs a block { ... }" : "%s: %s takes no block",
+                       node.where().c_str(), spec.path);
+    }
+    if (Error err = validate_directive_args(spec, node.where(), &node.args); !err.ok()) return err;
+    ConfigSection section;
+    section.path_ = spec.path;
+    section.args_ = std::move(node.args);
+    section.where_ = node.where();
+    if (spec.free_form) {
+        for (ConfNode& line : node.children) {
+            if (line.has_block) {
+                return SRS_ERR(kErrorConfigDirective, "%s: %s.%s takes no block", line.where().c_str(), spec.path,
+                               line.name.c_str());
+            }
+            std::vector<std::string> words{line.name};
+            for (std::string& a : line.args) words.push_back(std::move(a));
+            section.lines_.push_back(std::move(words));
+        }
+    } else if (block) {
+        if (Error err = walk(node.children, spec.path, &section.values_, &section.children_); !err.ok()) return err;
+    }
+    sections->push_back(std::move(section));
+    return Error();
 }
 
 Error ConfigBuilder::apply_env(const Config::EnvGetter& getenv_fn) {
     for (const DirectiveSpec& spec : directive_table()) {
-        if (spec.kind == ArgKind::kBlock) continue;
+        if (spec.kind == ArgKind::kBlock || in_repeated_row(spec.path)) continue;
         std::string env = directive_env_name(spec.path);
         const char* value = getenv_fn(env.c_str());
         if (!value) continue;

@@ -35,8 +35,13 @@ class ConfigBuilder {
     // One warning per path; `where` is "file:line" or "env SRS_...".
     void warn_partial(const DirectiveSpec& spec, const std::string& where, const std::vector<std::string>& args);
     void warn_not_implemented(const std::string& path, const std::string& where);
-    Error walk(std::vector<ConfNode>& nodes, const std::string& scope, Config::Values* out);
-    Error absorb_block(const DirectiveSpec& spec, ConfNode& node, Config::Values* out);
+    // `sections` receives the repeated rows met (nullptr outside a vhost).
+    Error walk(std::vector<ConfNode>& nodes, const std::string& scope, Config::Values* out,
+               std::vector<ConfigSection>* sections);
+    Error absorb_block(const DirectiveSpec& spec, ConfNode& node, Config::Values* out,
+                       std::vector<ConfigSection>* sections);
+    // A repeated row's occurrence: kept whole in a ConfigSection.
+    Error absorb_section(const DirectiveSpec& spec, ConfNode& node, std::vector<ConfigSection>* sections);
 
     Config* conf_;
     std::set<std::string> warned_;  // not-implemented paths already warned about

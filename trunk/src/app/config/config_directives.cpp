@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <unordered_map>
 
 #include "core/strings.hpp"
@@ -22,7 +23,7 @@ constexpr int64_t kHourMs = 3600 * 1000;
 
 // Row builders, so the table below reads as data.
 DirectiveSpec row(const char* path, ArgKind kind, const char* def, bool reload, const char* doc) {
-    return DirectiveSpec{path, kind, def, 0, 0, 1, 1, "", reload, true, nullptr, doc, nullptr};
+    return DirectiveSpec{path, kind, def, 0, 0, 1, 1, "", reload, true, nullptr, doc, nullptr, false, false};
 }
 DirectiveSpec Bool(const char* path, const char* def, bool reload, const char* doc) {
     return row(path, ArgKind::kBool, def, reload, doc);
@@ -94,6 +95,102 @@ DirectiveSpec Todo(const char* path, const char* doc) {
     DirectiveSpec s = row(path, ArgKind::kAny, "", kRestart, doc);
     s.implemented = false;
     return s;
+}
+
+// A block that may appear many times (see DirectiveSpec::repeated); `example`
+// is the name full.conf shows, `args` how many names it takes at most.
+DirectiveSpec Repeated(const char* path, const char* example, int max_args, const char* doc) {
+    DirectiveSpec s = Block(path, doc);
+    s.default_value = example;
+    s.max_args = max_args;
+    s.reloadable = kLive;
+    s.repeated = true;
+    return s;
+}
+// A block of free `-name value` FFmpeg options (see DirectiveSpec::free_form).
+DirectiveSpec Options(const char* path, const char* doc) {
+    DirectiveSpec s = Block(path, doc);
+    s.reloadable = kLive;
+    s.free_form = true;
+    return s;
+}
+
+// Rows of an FFmpeg engine block, under `prefix` ("vhost.ingest.engine").
+// The paths must outlive the table: they are kept in a static list.
+void add_engine_rows(std::vector<DirectiveSpec>* t, const std::string& prefix) {
+    static std::vector<std::unique_ptr<std::string>> paths;
+    auto at = [&](const char* leaf) {
+        paths.emplace_back(new std::string(prefix + "." + leaf));
+        return paths.back()->c_str();
+    };
+    t->push_back(Bool(at("enabled"), "off", kLive, "Run this engine (an ingest runs a disabled engine as a copy)."));
+    t->push_back(Options(at("perfile"), "Options before the input, `name value;` -> `-name value` (e.g. "
+                                        "`rtsp_transport tcp;`)."));
+    t->push_back(Str(at("iformat"), "flv", kLive, "Input format (-f before -i), for rtmp:// inputs only; off: none."));
+    t->push_back(Options(at("vfilter"), "Options after the input, `name value;` -> `-name value` (e.g. `i "
+                                        "logo.png; filter_complex 'overlay=10:10';`)."));
+    t->push_back(Str(at("vcodec"), "", kLive, "libx264, copy, or vn (no video)."));
+    t->push_back(Int(at("vbitrate"), "0", 0, 1000000, kLive, "Video kbps (-b:v); 0: the encoder's choice."));
+    t->push_back(Float(at("vfps"), "0", 0, 1000, kLive, "Frame rate (-r); 0: the input's."));
+    t->push_back(Int(at("vwidth"), "0", 0, 16384, kLive, "Width (-s WxH with vheight, rounded down to even); 0: "
+                                                         "the input's."));
+    t->push_back(Int(at("vheight"), "0", 0, 16384, kLive, "Height, as vwidth."));
+    t->push_back(Int(at("vthreads"), "0", 0, 256, kLive, "Encoder threads (-threads); 0: the encoder's choice."));
+    t->push_back(Str(at("vprofile"), "", kLive, "H.264 profile (-profile:v): baseline, main, high..."));
+    t->push_back(Str(at("vpreset"), "", kLive, "x264 preset (-preset): ultrafast ... placebo."));
+    t->push_back(Options(at("vparams"), "More video options, `name value;` -> `-name value`."));
+    t->push_back(Str(at("acodec"), "", kLive, "aac, libfdk_aac, mp3, opus, copy, or an (no audio)."));
+    t->push_back(Int(at("abitrate"), "0", 0, 100000, kLive, "Audio kbps (-b:a); 0: the encoder's choice."));
+    t->push_back(Int(at("asample_rate"), "0", 0, 384000, kLive, "Sample rate (-ar); 0: the input's."));
+    t->push_back(Int(at("achannels"), "0", 0, 2, kLive, "Channels (-ac), 1 or 2; 0: the input's."));
+    t->push_back(Options(at("aparams"), "More audio options, `name value;` -> `-name value` (with acodec copy "
+                                        "only `bsf:a aac_adtstoasc` is passed)."));
+    t->push_back(Str(at("oformat"), "flv", kLive, "Output format (-f before the output); off: none."));
+    t->push_back(Str(at("output"), "", kLive, "Where FFmpeg publishes, with variables [vhost] [port] [app] "
+                                              "[stream] [param] [engine] (docs/ffmpeg.md)."));
+}
+
+// ingest, transcode and exec (docs/ffmpeg.md).
+void add_ffmpeg_rows(std::vector<DirectiveSpec>* t) {
+    t->push_back(Repeated("vhost.ingest", "livestream", 1, "Ingest: FFmpeg pulls a file or a stream and publishes "
+                                                          "it here, restarted when it exits (`ingest NAME { }`, "
+                                                          "one per name)."));
+    t->push_back(Bool("vhost.ingest.enabled", "off", kLive, "Run this ingest."));
+    DirectiveSpec input = Block("vhost.ingest.input", "What FFmpeg reads.");
+    input.reloadable = kLive;
+    t->push_back(input);
+    t->push_back(Enum("vhost.ingest.input.type", "file", "file|stream", kLive, "file: read at its own pace (-re); "
+                                                                              "stream: as it comes."));
+    t->push_back(Str("vhost.ingest.input.url", "", kLive, "The file path or stream URL."));
+    t->push_back(Str("vhost.ingest.ffmpeg", "./objs/ffmpeg/bin/ffmpeg", kLive, "FFmpeg's path; a path that does "
+                                                                              "not exist falls back to ffmpeg "
+                                                                              "in PATH, with a warning."));
+    t->push_back(Repeated("vhost.ingest.engine", "", 1, "How the ingest encodes: one FFmpeg per engine. Also "
+                                                        "takes the option blocks perfile, vfilter, vparams and "
+                                                        "aparams, whose `name value;` lines become `-name value` "
+                                                        "(docs/ffmpeg.md)."));
+    add_engine_rows(t, "vhost.ingest.engine");
+    t->push_back(Repeated("vhost.transcode", "live", 1, "Transcode: on each publish of a stream in the scope "
+                                                       "(`transcode [app[/stream]] { }`; none: the vhost), one "
+                                                       "FFmpeg per enabled engine, stopped on unpublish."));
+    t->push_back(Bool("vhost.transcode.enabled", "off", kLive, "Transcode streams in this scope."));
+    t->push_back(Str("vhost.transcode.ffmpeg", "./objs/ffmpeg/bin/ffmpeg", kLive, "FFmpeg's path, as ingest's."));
+    t->push_back(Repeated("vhost.transcode.engine", "ff", 1, "One output of the transcode: `engine NAME { }`, with the "
+                                                             "rows below and the option blocks perfile, vfilter, "
+                                                             "vparams and aparams (`name value;` -> `-name value`, "
+                                                             "docs/ffmpeg.md)."));
+    add_engine_rows(t, "vhost.transcode.engine");
+    DirectiveSpec exec = Block("vhost.exec", "Exec: run programs while a stream is published.");
+    exec.reloadable = kLive;
+    t->push_back(exec);
+    t->push_back(Bool("vhost.exec.enabled", "off", kLive, "Run the publish commands."));
+    DirectiveSpec publish = List("vhost.exec.publish", "", kLive, "A command started on each publish and stopped "
+                                                                  "on unpublish, with variables [vhost] [port] "
+                                                                  "[app] [stream] [tcUrl] [param] [url]; one per "
+                                                                  "line.");
+    publish.max_args = 1024;
+    publish.repeated = true;
+    t->push_back(publish);
 }
 
 std::vector<DirectiveSpec> build_table() {
@@ -385,16 +482,14 @@ std::vector<DirectiveSpec> build_table() {
                                            "client, before any allow rule."),
         Todo("vhost.http_static", "Static files per vhost."),
         Todo("vhost.http_hooks", "HTTP callbacks."),
-        Todo("vhost.exec", "Run a program on publish."),
         Todo("vhost.srt", "SRT for this vhost."),
         Todo("vhost.hls", "HLS."),
         Todo("vhost.hds", "HDS."),
         Todo("vhost.dash", "MPEG-DASH."),
         Todo("vhost.dvr", "Recording to FLV or MP4."),
-        Todo("vhost.ingest", "Pull streams in with FFmpeg."),
-        Todo("vhost.transcode", "Transcode with FFmpeg."),
         Todo("vhost.bandcheck", "Obsolete bandwidth check."),
     };
+    add_ffmpeg_rows(&t);
     return t;
 }
 
@@ -426,6 +521,14 @@ bool is_typed_directive(const DirectiveSpec& spec) {
 }
 
 bool is_value_directive(const DirectiveSpec& spec) { return spec.implemented && is_typed_directive(spec); }
+
+bool in_repeated_row(const std::string& path) {
+    for (size_t end = path.size(); end != std::string::npos && end > 0; end = path.rfind('.', end - 1)) {
+        const DirectiveSpec* spec = find_directive(path.substr(0, end));
+        if (spec && spec->repeated) return true;
+    }
+    return false;
+}
 
 bool block_has_values(const DirectiveSpec& block) {
     std::string prefix = std::string(block.path) + ".";

@@ -50,6 +50,14 @@ struct DirectiveSpec {
     // Implemented only in part: said in a warning whenever a conf or the
     // environment turns the row away from its default (nullptr: fully).
     const char* partial;
+    // A row that may appear many times, each occurrence kept whole as a
+    // ConfigSection (config.hpp): `ingest NAME { }`, `engine NAME { }`, exec's
+    // `publish CMD;`. A repeated block's default_value is the example name
+    // full.conf shows.
+    bool repeated;
+    // A block whose lines are free `name value;` pairs (FFmpeg options:
+    // vfilter, vparams, aparams, perfile), kept in order, not validated.
+    bool free_form;
 };
 
 // Rows in conf order: a block's row comes before the rows inside it.
@@ -63,6 +71,9 @@ std::string directive_env_name(const std::string& path);
 bool is_typed_directive(const DirectiveSpec& spec);
 // True for implemented rows that hold a value: the rows Config can read.
 bool is_value_directive(const DirectiveSpec& spec);
+// Whether a row is a repeated row or lives inside one: its values are kept in
+// ConfigSections, not in the vhost's values, and no SRS_* variable sets them.
+bool in_repeated_row(const std::string& path);
 // Whether a block row holds an implemented value row, at any depth.
 bool block_has_values(const DirectiveSpec& block);
 // The default as arguments ("" -> none).

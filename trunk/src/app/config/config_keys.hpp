@@ -392,5 +392,129 @@ inline constexpr VhostKey<std::vector<std::string>> vhost_security_allow{"vhost.
 // before any allow rule.
 inline constexpr VhostKey<std::vector<std::string>> vhost_security_deny{"vhost.security.deny"};
 
+// vhost.ingest.enabled: Run this ingest.
+inline constexpr VhostKey<bool> vhost_ingest_enabled{"vhost.ingest.enabled"};
+
+// vhost.ingest.input.type: file: read at its own pace (-re); stream: as it comes.
+inline constexpr VhostKey<std::string> vhost_ingest_input_type{"vhost.ingest.input.type"};
+
+// vhost.ingest.input.url: The file path or stream URL.
+inline constexpr VhostKey<std::string> vhost_ingest_input_url{"vhost.ingest.input.url"};
+
+// vhost.ingest.ffmpeg: FFmpeg's path; a path that does not exist falls back to ffmpeg in PATH, with
+// a warning.
+inline constexpr VhostKey<std::string> vhost_ingest_ffmpeg{"vhost.ingest.ffmpeg"};
+
+// vhost.ingest.engine.enabled: Run this engine (an ingest runs a disabled engine as a copy).
+inline constexpr VhostKey<bool> vhost_ingest_engine_enabled{"vhost.ingest.engine.enabled"};
+
+// vhost.ingest.engine.iformat: Input format (-f before -i), for rtmp:// inputs only; off: none.
+inline constexpr VhostKey<std::string> vhost_ingest_engine_iformat{"vhost.ingest.engine.iformat"};
+
+// vhost.ingest.engine.vcodec: libx264, copy, or vn (no video).
+inline constexpr VhostKey<std::string> vhost_ingest_engine_vcodec{"vhost.ingest.engine.vcodec"};
+
+// vhost.ingest.engine.vbitrate: Video kbps (-b:v); 0: the encoder's choice.
+inline constexpr VhostKey<int64_t> vhost_ingest_engine_vbitrate{"vhost.ingest.engine.vbitrate"};
+
+// vhost.ingest.engine.vfps: Frame rate (-r); 0: the input's.
+inline constexpr VhostKey<double> vhost_ingest_engine_vfps{"vhost.ingest.engine.vfps"};
+
+// vhost.ingest.engine.vwidth: Width (-s WxH with vheight, rounded down to even); 0: the input's.
+inline constexpr VhostKey<int64_t> vhost_ingest_engine_vwidth{"vhost.ingest.engine.vwidth"};
+
+// vhost.ingest.engine.vheight: Height, as vwidth.
+inline constexpr VhostKey<int64_t> vhost_ingest_engine_vheight{"vhost.ingest.engine.vheight"};
+
+// vhost.ingest.engine.vthreads: Encoder threads (-threads); 0: the encoder's choice.
+inline constexpr VhostKey<int64_t> vhost_ingest_engine_vthreads{"vhost.ingest.engine.vthreads"};
+
+// vhost.ingest.engine.vprofile: H.264 profile (-profile:v): baseline, main, high...
+inline constexpr VhostKey<std::string> vhost_ingest_engine_vprofile{"vhost.ingest.engine.vprofile"};
+
+// vhost.ingest.engine.vpreset: x264 preset (-preset): ultrafast ... placebo.
+inline constexpr VhostKey<std::string> vhost_ingest_engine_vpreset{"vhost.ingest.engine.vpreset"};
+
+// vhost.ingest.engine.acodec: aac, libfdk_aac, mp3, opus, copy, or an (no audio).
+inline constexpr VhostKey<std::string> vhost_ingest_engine_acodec{"vhost.ingest.engine.acodec"};
+
+// vhost.ingest.engine.abitrate: Audio kbps (-b:a); 0: the encoder's choice.
+inline constexpr VhostKey<int64_t> vhost_ingest_engine_abitrate{"vhost.ingest.engine.abitrate"};
+
+// vhost.ingest.engine.asample_rate: Sample rate (-ar); 0: the input's.
+inline constexpr VhostKey<int64_t> vhost_ingest_engine_asample_rate{"vhost.ingest.engine.asample_rate"};
+
+// vhost.ingest.engine.achannels: Channels (-ac), 1 or 2; 0: the input's.
+inline constexpr VhostKey<int64_t> vhost_ingest_engine_achannels{"vhost.ingest.engine.achannels"};
+
+// vhost.ingest.engine.oformat: Output format (-f before the output); off: none.
+inline constexpr VhostKey<std::string> vhost_ingest_engine_oformat{"vhost.ingest.engine.oformat"};
+
+// vhost.ingest.engine.output: Where FFmpeg publishes, with variables [vhost] [port] [app] [stream]
+// [param] [engine] (docs/ffmpeg.md).
+inline constexpr VhostKey<std::string> vhost_ingest_engine_output{"vhost.ingest.engine.output"};
+
+// vhost.transcode.enabled: Transcode streams in this scope.
+inline constexpr VhostKey<bool> vhost_transcode_enabled{"vhost.transcode.enabled"};
+
+// vhost.transcode.ffmpeg: FFmpeg's path, as ingest's.
+inline constexpr VhostKey<std::string> vhost_transcode_ffmpeg{"vhost.transcode.ffmpeg"};
+
+// vhost.transcode.engine.enabled: Run this engine (an ingest runs a disabled engine as a copy).
+inline constexpr VhostKey<bool> vhost_transcode_engine_enabled{"vhost.transcode.engine.enabled"};
+
+// vhost.transcode.engine.iformat: Input format (-f before -i), for rtmp:// inputs only; off: none.
+inline constexpr VhostKey<std::string> vhost_transcode_engine_iformat{"vhost.transcode.engine.iformat"};
+
+// vhost.transcode.engine.vcodec: libx264, copy, or vn (no video).
+inline constexpr VhostKey<std::string> vhost_transcode_engine_vcodec{"vhost.transcode.engine.vcodec"};
+
+// vhost.transcode.engine.vbitrate: Video kbps (-b:v); 0: the encoder's choice.
+inline constexpr VhostKey<int64_t> vhost_transcode_engine_vbitrate{"vhost.transcode.engine.vbitrate"};
+
+// vhost.transcode.engine.vfps: Frame rate (-r); 0: the input's.
+inline constexpr VhostKey<double> vhost_transcode_engine_vfps{"vhost.transcode.engine.vfps"};
+
+// vhost.transcode.engine.vwidth: Width (-s WxH with vheight, rounded down to even); 0: the input's.
+inline constexpr VhostKey<int64_t> vhost_transcode_engine_vwidth{"vhost.transcode.engine.vwidth"};
+
+// vhost.transcode.engine.vheight: Height, as vwidth.
+inline constexpr VhostKey<int64_t> vhost_transcode_engine_vheight{"vhost.transcode.engine.vheight"};
+
+// vhost.transcode.engine.vthreads: Encoder threads (-threads); 0: the encoder's choice.
+inline constexpr VhostKey<int64_t> vhost_transcode_engine_vthreads{"vhost.transcode.engine.vthreads"};
+
+// vhost.transcode.engine.vprofile: H.264 profile (-profile:v): baseline, main, high...
+inline constexpr VhostKey<std::string> vhost_transcode_engine_vprofile{"vhost.transcode.engine.vprofile"};
+
+// vhost.transcode.engine.vpreset: x264 preset (-preset): ultrafast ... placebo.
+inline constexpr VhostKey<std::string> vhost_transcode_engine_vpreset{"vhost.transcode.engine.vpreset"};
+
+// vhost.transcode.engine.acodec: aac, libfdk_aac, mp3, opus, copy, or an (no audio).
+inline constexpr VhostKey<std::string> vhost_transcode_engine_acodec{"vhost.transcode.engine.acodec"};
+
+// vhost.transcode.engine.abitrate: Audio kbps (-b:a); 0: the encoder's choice.
+inline constexpr VhostKey<int64_t> vhost_transcode_engine_abitrate{"vhost.transcode.engine.abitrate"};
+
+// vhost.transcode.engine.asample_rate: Sample rate (-ar); 0: the input's.
+inline constexpr VhostKey<int64_t> vhost_transcode_engine_asample_rate{"vhost.transcode.engine.asample_rate"};
+
+// vhost.transcode.engine.achannels: Channels (-ac), 1 or 2; 0: the input's.
+inline constexpr VhostKey<int64_t> vhost_transcode_engine_achannels{"vhost.transcode.engine.achannels"};
+
+// vhost.transcode.engine.oformat: Output format (-f before the output); off: none.
+inline constexpr VhostKey<std::string> vhost_transcode_engine_oformat{"vhost.transcode.engine.oformat"};
+
+// vhost.transcode.engine.output: Where FFmpeg publishes, with variables [vhost] [port] [app]
+// [stream] [param] [engine] (docs/ffmpeg.md).
+inline constexpr VhostKey<std::string> vhost_transcode_engine_output{"vhost.transcode.engine.output"};
+
+// vhost.exec.enabled: Run the publish commands.
+inline constexpr VhostKey<bool> vhost_exec_enabled{"vhost.exec.enabled"};
+
+// vhost.exec.publish: A command started on each publish and stopped on unpublish, with variables
+// [vhost] [port] [app] [stream] [tcUrl] [param] [url]; one per line.
+inline constexpr VhostKey<std::vector<std::string>> vhost_exec_publish{"vhost.exec.publish"};
+
 }  // namespace keys
 }  // namespace srs

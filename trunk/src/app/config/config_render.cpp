@@ -62,6 +62,9 @@ std::string default_text(const DirectiveSpec& s) {
     return *s.default_value ? s.default_value : "none";
 }
 
+// Rows inside repeated blocks (ingest, engine...) have no SRS_* variable.
+std::string env_text(const DirectiveSpec& s) { return in_repeated_row(s.path) ? "none" : directive_env_name(s.path); }
+
 class FullConfWriter {
   public:
     std::string render() {
@@ -84,9 +87,14 @@ class FullConfWriter {
   private:
     void line(int depth, const std::string& text) {
         out_.append(depth * 4, ' ');
+        // Inside a repeated block (an example, not a default): directives
+        // are commented out, so full.conf still sets only defaults.
+        if (in_example_ > 0 && text[0] != '#') out_ += '#';
         out_ += text;
         out_ += '\n';
     }
+
+    int in_example_ = 0;
 
     void render_children(const std::string& parent, int depth) {
         for (const DirectiveSpec& s : directive_table()) {
@@ -98,14 +106,17 @@ class FullConfWriter {
             std::string name = leaf_of(s.path);
             if (s.kind == ArgKind::kBlock) {
                 bool is_vhost = strcmp(s.path, "vhost") == 0;
-                line(depth, name + (is_vhost ? std::string(" ") + kVhostExample : "") + " {");
+                std::string example = is_vhost ? kVhostExample : s.default_value;
+                if (s.repeated) in_example_++;
+                line(depth, name + (example.empty() ? "" : " " + example) + " {");
                 render_children(s.path, depth + 1);
                 line(depth, "}");
+                if (s.repeated) in_example_--;
                 continue;
             }
             line(depth, "# " + value_type(s) + "; default " + default_text(s) + "; env " +
-                            directive_env_name(s.path) + "; reload " + (s.reloadable ? "yes" : "no"));
-            if (*s.default_value) {
+                            env_text(s) + "; reload " + (s.reloadable ? "yes" : "no"));
+            if (*s.default_value && !s.repeated) {
                 line(depth, name + " " + s.default_value + ";");
             } else {
                 line(depth, "#" + name + " " + value_hint(s) + ";");
@@ -155,7 +166,7 @@ class ReferenceWriter {
         for (const DirectiveSpec& s : directive_table()) {
             if (!s.implemented || s.kind != ArgKind::kBlock || !block_has_values(s)) continue;
             bool is_vhost = strcmp(s.path, "vhost") == 0;
-            std::string title = std::string("`") + s.path + (is_vhost ? " NAME" : "") + " { }`";
+            std::string title = std::string("`") + s.path + (is_vhost || s.repeated ? " NAME" : "") + " { }`";
             render_block(s.path, title, s.doc);
         }
         out_ += "### Not implemented yet\n\n"
@@ -191,8 +202,8 @@ class ReferenceWriter {
             if (!is_value_directive(s) || parent_of(s.path) != path) continue;
             std::string def = default_text(s);
             if (!s.inherit && *s.default_value) def = "`" + def + "`";
-            out_ += "| `" + leaf_of(s.path) + "` | " + replace_all(value_type(s), "|", ", ") + " | " + def + " | `" +
-                    directive_env_name(s.path) + "` | " + (s.reloadable ? "yes" : "no") + " | " + s.doc +
+            out_ += "| `" + leaf_of(s.path) + "` | " + replace_all(value_type(s), "|", ", ") + " | " + def + " | " +
+                    (in_repeated_row(s.path) ? std::string("none") : "`" + env_text(s) + "`") + " | " + (s.reloadable ? "yes" : "no") + " | " + s.doc +
                     (s.partial ? std::string(" Only in part: ") + s.partial + "." : std::string()) + " |\n";
         }
         out_ += "\n";

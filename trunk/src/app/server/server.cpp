@@ -18,12 +18,15 @@ Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
       conf_path_(std::move(conf_path)),
       connections_(&clients_),
       forward_([this] { return config_; }),
+      ffmpeg_([this] { return config_; }),
+      publish_bridges_({&forward_, &ffmpeg_}),
       edge_([this] { return config_; }, &clients_),
       parent_pid_(getppid()),
       start_wall_us_(wall_us()) {}
 
 Server::~Server() {
     if (heartbeat_) heartbeat_->stop();
+    ffmpeg_.stop();
     close_listeners();
     connections_.stop();
     if (rtc_) rtc_->stop();
@@ -53,8 +56,10 @@ Error Server::initialize() {
         edge_.set_registry(registry_locator_.get());
     }
     if (Error err = edge_.start(); !err.ok()) return SRS_WRAP(err, "edge manager");
-    sources_.set_forward_factory(&forward_);
+    sources_.set_forward_factory(&publish_bridges_);
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
+    // After the RTMP listeners: ingests publish to them.
+    if (Error err = ffmpeg_.start(); !err.ok()) return SRS_WRAP(err, "ffmpeg");
     rtc_.reset(new RtcServer(this));
     if (Error err = listen_http(); !err.ok()) return SRS_WRAP(err, "listen http");
     forward_.set_service_id(http_api_->service_id());
@@ -195,6 +200,9 @@ Error Server::run() {
         sample_stats();
     }
     if (quit_hook_) quit_hook_();
+    // Ingests and transcodes are clients of ours that never leave by
+    // themselves: stopped (and reaped) before anything waits for clients.
+    ffmpeg_.stop();
     if (quit_ == QuitMode::kGraceful) graceful_quit();
     close_listeners();
     connections_.stop();
@@ -316,6 +324,7 @@ Error Server::reload() {
     if (relisten) {
         if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "reload listen");
     }
+    ffmpeg_.on_reload();
     ExporterOptions exporter = read_exporter_options(*config_);
     // exporter_ exists once initialize() ran (a reload before it only swaps the config).
     if (exporter_ && !(exporter == exporter_->options())) {

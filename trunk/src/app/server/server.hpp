@@ -12,7 +12,9 @@
 
 #include "app/config/config.hpp"
 #include "app/edge/edge_manager.hpp"
+#include "app/ffmpeg/ffmpeg_manager.hpp"
 #include "app/forward/forwarder.hpp"
+#include "app/server/publish_bridges.hpp"
 #include "app/conn/connection.hpp"
 #include "app/api/http_api.hpp"
 #include "app/api/rtc_api.hpp"
@@ -100,6 +102,11 @@ class Server : public TcpClientHandler, public ServerContext {
     // The sources' forward factory (vhost.forward); taken back from them
     // before they stop, so its forwarders end first.
     ForwardManager forward_;
+    // ingest, transcode and exec (vhost.ingest/transcode/exec): its
+    // processes are stopped and reaped first at quit.
+    FfmpegManager ffmpeg_;
+    // What the sources call on each publish: forward_, then ffmpeg_.
+    PublishBridges publish_bridges_;
     // Outlives the connection manager, which registers its connections.
     ClientRegistry clients_;
     ConnectionManager connections_;

@@ -250,10 +250,10 @@ TEST_F(ConfigTest, TypicalSrsConfLoads) {
     EXPECT_TRUE(conf->get(keys::rtc_server_enabled));
     EXPECT_TRUE(conf->get(kDefaultVhost, keys::vhost_http_remux_enabled));
     // One warning per directive that is not implemented yet: stats.network and
-    // .disk, vhost.hls, vhost.http_hooks and vhost.ingest (heartbeat,
-    // rtc_server, vhost.rtc.enabled and the bridges' rtmp_to_rtc and
-    // rtc_to_rtmp are implemented).
-    EXPECT_EQ(5u, conf->warnings().size());
+    // .disk, vhost.hls and vhost.http_hooks (heartbeat, rtc_server,
+    // vhost.rtc.enabled, the bridges' rtmp_to_rtc and rtc_to_rtmp, and
+    // vhost.ingest are implemented).
+    EXPECT_EQ(4u, conf->warnings().size());
     for (const std::string& w : conf->warnings()) EXPECT_EQ(w.find("rtc_server"), std::string::npos) << w;
     EXPECT_TRUE(contains(conf->warnings(), "t.conf:23: directive vhost.hls is not implemented yet, ignored"));
 }
@@ -313,14 +313,14 @@ TEST_F(ConfigTest, NotImplementedDirectivesAreAcceptedWithOneWarningEach) {
         "    hls { enabled on; hls_fragment 10; }\n"
         "    dvr { enabled on; }\n"
         "}\n"
-        "vhost b { hls { enabled off; } exec { enabled off; } }\n"
+        "vhost b { hls { enabled off; } hds { enabled off; } }\n"
         "srt_server { enabled off; }\n");
     const auto& w = conf->warnings();
     ASSERT_EQ(4u, w.size());
     EXPECT_EQ("t.conf:1: directive srt_server is not implemented yet, ignored", w[0]);
     EXPECT_EQ("t.conf:3: directive vhost.hls is not implemented yet, ignored", w[1]);
     EXPECT_EQ("t.conf:4: directive vhost.dvr is not implemented yet, ignored", w[2]);
-    EXPECT_EQ("t.conf:6: directive vhost.exec is not implemented yet, ignored", w[3]);
+    EXPECT_EQ("t.conf:6: directive vhost.hds is not implemented yet, ignored", w[3]);
     EXPECT_EQ((std::vector<std::string>{"a", "b", kDefaultVhost}), conf->vhosts());
 }
 
