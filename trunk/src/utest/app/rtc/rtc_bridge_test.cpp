@@ -104,7 +104,9 @@ TEST(LiveToRtcBridge, PacketizesH264OnceWithParameterSetsBeforeEachIdr) {
     // Sequence numbers continuous; every frame ends with a marker; the 1257-byte IDR went as FU-A.
     int stap = 0, markers = 0;
     for (size_t i = 0; i < video.size(); i++) {
-        if (i > 0) EXPECT_EQ(video[i].seq, static_cast<uint16_t>(video[i - 1].seq + 1));
+        if (i > 0) {
+            EXPECT_EQ(video[i].seq, static_cast<uint16_t>(video[i - 1].seq + 1));
+        }
         EXPECT_LE(video[i].bytes.size(), kRtpFixedHeaderSize + 1200);
         uint8_t type = video[i].payload0() & 0x1f;
         if (type == 24) stap++;
