@@ -1,6 +1,6 @@
 // What protocol handlers (RTMP, HTTP-FLV, WebRTC) use of the server, and
 // nothing more: the running config, the live sources, the clients, the
-// stream puller and the publish claims. It cannot reload or stop the server
+// stream puller, the publish claims and the http_hooks. It cannot reload or stop the server
 // (the API gets that through its own ServerContext).
 //
 // config() is a snapshot: a reload swaps in a new Config and leaves the old
@@ -13,6 +13,7 @@
 
 #include "app/config/config.hpp"
 #include "app/conn/client.hpp"
+#include "app/hooks/http_hooks.hpp"
 #include "app/live/source_manager.hpp"
 #include "app/live/stream_puller.hpp"
 #include "app/registry/stream_claims.hpp"
@@ -31,6 +32,8 @@ class LiveContext {
     // Publishers claim their stream here first (the stream registry: memory,
     // or Redis for an origin cluster).
     virtual StreamClaims& stream_claims() = 0;
+    // vhost.http_hooks: called on the client's coroutine (or queued).
+    virtual HttpHooks& hooks() = 0;
 };
 
 }  // namespace srs
