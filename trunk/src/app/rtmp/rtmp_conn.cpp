@@ -17,7 +17,7 @@ static const uint32_t kPeerBandwidth = 2500000;
 RtmpServerConnection::RtmpServerConnection(ConnectionManager* manager, TcpConn* sock, LiveContext* ctx)
     : Connection(manager, sock, "RTMP"), ctx_(ctx), transport_(sock) {}
 
-RtmpServerConnection::~RtmpServerConnection() = default;
+RtmpServerConnection::~RtmpServerConnection() { stop_coroutine(); }
 
 Error RtmpServerConnection::serve() {
     socket()->set_recv_timeout(kRtmpTimeoutUs);
