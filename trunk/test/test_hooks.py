@@ -423,8 +423,12 @@ def test_load_slow_and_dead_hook_server(srs, media, tmp_path):
             srs.signal(signal.SIGHUP)
             assert wait_until(lambda: srs.log().count("reload: ") > mark, 5), srs.log()[-2000:]
             t0 = time.monotonic()
+            had = counter.bytes
             results = run_players(srs.http_port, "/live/load.flv", 100)
             took = time.monotonic() - t0
+            # The admitted player got media while these were refused (~15 KB/s stream).
+            if took > 0.8:
+                assert counter.bytes - had > 5000 * took, (had, counter.bytes, took)
             assert [r[1] for r in results] == [403] * 100, results[:5]
             times = sorted(r[0] for r in results)
             print(f"hook at {url}: 100 players refused in {times[0] * 1000:.0f}..{times[-1] * 1000:.0f} ms")
@@ -432,7 +436,7 @@ def test_load_slow_and_dead_hook_server(srs, media, tmp_path):
             assert took < TIMEOUT_MS / 1000 + 2
         # The player admitted before kept receiving media all along.
         time.sleep(0.5)
-        assert counter.bytes > before + 50000, (before, counter.bytes)
+        assert counter.bytes > before + 20000, (before, counter.bytes)
         assert pub.alive() and srs.alive()
     finally:
         if counter:
