@@ -20,7 +20,7 @@
 
 #include "app/api/http_api.hpp"
 #include "app/http/http_conn.hpp"
-#include "app/hooks/hook_contract.hpp"
+#include "app/hooks/http_hooks.hpp"
 #include "app/rtc/rtc_negotiate.hpp"
 
 namespace srs {

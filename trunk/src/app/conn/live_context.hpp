@@ -13,12 +13,13 @@
 
 #include "app/config/config.hpp"
 #include "app/conn/client.hpp"
-#include "app/hooks/http_hooks.hpp"
 #include "app/live/source_manager.hpp"
 #include "app/live/stream_puller.hpp"
 #include "app/registry/stream_claims.hpp"
 
 namespace srs {
+
+class HttpHooks;
 
 class LiveContext {
   public:

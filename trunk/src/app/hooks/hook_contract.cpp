@@ -1,5 +1,6 @@
 #include "app/hooks/hook_contract.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace srs {

@@ -54,6 +54,9 @@ class HttpHooks : public CoroutineHandler {
     HttpHooks(const HttpHooks&) = delete;
     HttpHooks& operator=(const HttpHooks&) = delete;
 
+    // The HTTP client's base options (the resolver and TLS settings the
+    // server builds), for the calls from now on.
+    void set_client_options(HttpClientOptions base) { base_ = std::move(base); }
     // The API's "service" (random per process); server_id comes from the config.
     void set_service_id(const std::string& id) { service_id_ = id; }
     // Starts the queue's coroutine; stop() drops what waits (with a log line).

@@ -13,7 +13,7 @@
 #include "app/http/http_conn.hpp"
 #include "app/live/live_message.hpp"
 #include "app/conn/live_context.hpp"
-#include "app/hooks/hook_contract.hpp"
+#include "app/hooks/http_hooks.hpp"
 #include "kernel/flv/flv.hpp"
 
 namespace srs {

@@ -38,7 +38,7 @@
 #include "app/rtc/rtc_tcp_io.hpp"
 #include "app/rtc/rtc_udp_io.hpp"
 #include "app/conn/live_context.hpp"
-#include "app/hooks/hook_contract.hpp"
+#include "app/hooks/http_hooks.hpp"
 #include "io/coroutine.hpp"
 #include "protocol/rtc/dtls.hpp"
 

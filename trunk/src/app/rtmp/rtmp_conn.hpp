@@ -7,7 +7,7 @@
 
 #include "app/conn/connection.hpp"
 #include "app/conn/live_context.hpp"
-#include "app/hooks/hook_contract.hpp"
+#include "app/hooks/http_hooks.hpp"
 #include "app/live/stream_puller.hpp"
 #include "app/upstream/rtmp_transport.hpp"
 #include "kernel/access/access_rules.hpp"

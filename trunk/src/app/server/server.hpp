@@ -13,6 +13,7 @@
 #include "app/config/config.hpp"
 #include "app/edge/edge_manager.hpp"
 #include "app/forward/forwarder.hpp"
+#include "app/hooks/http_hooks.hpp"
 #include "app/conn/connection.hpp"
 #include "app/api/http_api.hpp"
 #include "app/api/rtc_api.hpp"

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "app/hooks/http_hooks.hpp"
 #include "app/registry/memory_stream_registry.hpp"
 #include "app/conn/server_context.hpp"
 
