@@ -4,10 +4,13 @@
 
 #include "app/api/api_json.hpp"
 #include "app/config/config_keys.hpp"
+#include "app/hooks/hook_contract.hpp"
+#include "app/live/live_source.hpp"
 #include "app/rtc/rtc_server.hpp"
 #include "app/security/access_check.hpp"
 #include "core/log.hpp"
 #include "core/strings.hpp"
+#include "io/runtime.hpp"
 #include "kernel/sdp/sdp.hpp"
 #include "protocol/http/http_response.hpp"
 
@@ -168,8 +171,17 @@ Error RtcApiHandler::serve_whip(const HttpRequest& req, HttpResponse* res, bool 
         err.ignore();
         return res->send(403, "application/json", dump_api_json(body));
     }
+    r.param = req.query.empty() ? "" : "?" + req.query;
+    if (Error err = call_start_hook(&r); err.failed()) {
+        srs_warn("RTC: %s /%s/%s refused (403) by the %s hook", play ? "WHEP" : "WHIP", r.app.c_str(), r.stream.c_str(),
+                 play ? "on_play" : "on_publish");
+        HttpApiHandler::Json body = api_->envelope(hook_refusal_code(err));
+        err.ignore();
+        return res->send(403, "application/json", dump_api_json(body));
+    }
     RtcSessionAnswer a;
     if (Error err = rtc_->create_session(r, &a); err.failed()) {
+        notify_end_hook(r);
         if (err.code() == kErrorExceedConnections) return send_full(res, std::move(err));  // the server logged it
         int status = rtc_error_status(err.code());
         srs_warn("RTC: %s /%s/%s from %s refused (%d): %s", play ? "WHEP" : "WHIP", r.app.c_str(), r.stream.c_str(),
@@ -204,7 +216,7 @@ Error RtcApiHandler::serve_json(const HttpRequest& req, HttpResponse* res, bool 
     // SRS's pages close after each call.
     res->head().set("Connection", "Close");
     auto fail = [&](Error err) {
-        int code = err.code();
+        int code = hook_refusal_code(err);  // SRS's code for a hook's failure, the error's otherwise
         srs_warn("RTC: %s API refused: %s", publish ? "publish" : "play", err.summary().c_str());
         Json body = api_->envelope(code);
         err.ignore();
@@ -240,8 +252,11 @@ Error RtcApiHandler::serve_json(const HttpRequest& req, HttpResponse* res, bool 
     read_knobs(query, &r);
     read_knobs(req.query, &r);
     r.secret = query_value(query, "secret");
+    r.param = query.empty() ? "" : "?" + query;
+    if (Error err = call_start_hook(&r); err.failed()) return fail(std::move(err));
     RtcSessionAnswer a;
     if (Error err = rtc_->create_session(r, &a); err.failed()) {
+        notify_end_hook(r);
         if (err.code() == kErrorExceedConnections) return send_full(res, std::move(err));
         return fail(std::move(err));
     }
@@ -250,6 +265,34 @@ Error RtcApiHandler::serve_json(const HttpRequest& req, HttpResponse* res, bool 
     body["sessionid"] = a.session_id;
     if (!a.no_media.empty()) body["no_media"] = a.no_media;  // ours, as WHEP's X-SRS-No-Media
     return res->send(200, "application/json", dump_api_json(body));
+}
+
+HookRequest RtcApiHandler::hook_request(const RtcSessionRequest& r) {
+    HookRequest h;
+    h.client_id = r.hook_cid.empty() ? context_id() : r.hook_cid;  // the API connection's, as SRS
+    h.ip = r.client_ip;
+    h.vhost = r.vhost;
+    h.app = r.app;
+    h.stream = r.stream;
+    h.param = r.param;
+    h.tc_url = r.tc_url;
+    if (LiveSource* s = ctx_->sources().find(r.vhost, r.app, r.stream)) h.stream_id = s->id();
+    return h;
+}
+
+Error RtcApiHandler::call_start_hook(RtcSessionRequest* r) {
+    HookRequest h = hook_request(*r);
+    if (Error err = ctx_->hooks().call(r->publish ? HookAction::kPublish : HookAction::kPlay, h); err.failed()) {
+        return err;
+    }
+    r->end_hook = true;
+    r->hook_cid = h.client_id;
+    return Error();
+}
+
+void RtcApiHandler::notify_end_hook(const RtcSessionRequest& r) {
+    if (!r.end_hook) return;
+    ctx_->hooks().notify(r.publish ? HookAction::kUnpublish : HookAction::kStop, hook_request(r));
 }
 
 Error RtcApiHandler::send_full(HttpResponse* res, Error err) {

@@ -20,6 +20,8 @@
 
 #include "app/api/http_api.hpp"
 #include "app/http/http_conn.hpp"
+#include "app/hooks/http_hooks.hpp"
+#include "app/rtc/rtc_negotiate.hpp"
 
 namespace srs {
 
@@ -35,6 +37,12 @@ class RtcApiHandler : public HttpHandler {
     Error serve_whip(const HttpRequest& req, HttpResponse* res, bool play);
     Error serve_whip_delete(const HttpRequest& req, HttpResponse* res);
     Error serve_json(const HttpRequest& req, HttpResponse* res, bool publish);
+    // on_publish / on_play on the API's coroutine; when it passes the
+    // session's end queues on_unpublish / on_stop (r->end_hook).
+    Error call_start_hook(RtcSessionRequest* r);
+    // A passed start hook whose session was not made: its end hook now.
+    void notify_end_hook(const RtcSessionRequest& r);
+    HookRequest hook_request(const RtcSessionRequest& r);
     // 503, Retry-After and {code, server, service, pid, error} for kErrorExceedConnections.
     Error send_full(HttpResponse* res, Error err);
 

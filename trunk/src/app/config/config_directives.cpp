@@ -481,7 +481,27 @@ std::vector<DirectiveSpec> build_table() {
         Rule("vhost.security.deny", kLive, "`deny ACTION TARGET;` as allow, one per line: a match refuses the "
                                            "client, before any allow rule."),
         Todo("vhost.http_static", "Static files per vhost."),
-        Todo("vhost.http_hooks", "HTTP callbacks."),
+        Block("vhost.http_hooks", "HTTP callbacks: each hook POSTs SRS's JSON body to its URLs in order; the first "
+                                  "failure fails the hook (docs/hooks.md)."),
+        Bool("vhost.http_hooks.enabled", "off", kLive, "Call the hooks below; the running config is read at each call."),
+        List("vhost.http_hooks.on_connect", "", kLive, "URLs told of an RTMP connect; a failure refuses the client."),
+        List("vhost.http_hooks.on_close", "", kLive, "URLs told when a client whose on_connect passed leaves, with its "
+                                                     "bytes; failures are logged."),
+        List("vhost.http_hooks.on_publish", "", kLive, "URLs asked before a publish (RTMP, WHIP, /rtc/v1/publish); a "
+                                                       "failure refuses the publisher."),
+        List("vhost.http_hooks.on_unpublish", "", kLive, "URLs told when a publish whose on_publish passed ends; "
+                                                         "failures are logged."),
+        List("vhost.http_hooks.on_play", "", kLive, "URLs asked before a play (RTMP, HTTP-FLV, WHEP, /rtc/v1/play); a "
+                                                    "failure refuses the player."),
+        List("vhost.http_hooks.on_stop", "", kLive, "URLs told when a play whose on_play passed ends; failures are "
+                                                    "logged."),
+        List("vhost.http_hooks.on_dvr", "", kLive, "URLs told of each DVR file, through the asynchronous queue."),
+        List("vhost.http_hooks.on_hls", "", kLive, "URLs told of each HLS segment, through the asynchronous queue."),
+        List("vhost.http_hooks.on_hls_notify", "", kLive, "URL templates ([server_id] [app] [stream] [ts_url] "
+                                                          "[param]) one of which is fetched (GET, body ignored) "
+                                                          "for each HLS segment, through the asynchronous queue."),
+        Int("vhost.http_hooks.timeout", "5000", 100, 60000, kLive, "Ours: ms one hook call may take in all (connect, "
+                                                                   "send, the whole answer); past it the call fails."),
         Todo("vhost.srt", "SRT for this vhost."),
         Todo("vhost.hls", "HLS."),
         Todo("vhost.hds", "HDS."),

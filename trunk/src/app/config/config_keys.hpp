@@ -392,6 +392,45 @@ inline constexpr VhostKey<std::vector<std::string>> vhost_security_allow{"vhost.
 // before any allow rule.
 inline constexpr VhostKey<std::vector<std::string>> vhost_security_deny{"vhost.security.deny"};
 
+// vhost.http_hooks.enabled: Call the hooks below; the running config is read at each call.
+inline constexpr VhostKey<bool> vhost_http_hooks_enabled{"vhost.http_hooks.enabled"};
+
+// vhost.http_hooks.on_connect: URLs told of an RTMP connect; a failure refuses the client.
+inline constexpr VhostKey<std::vector<std::string>> vhost_http_hooks_on_connect{"vhost.http_hooks.on_connect"};
+
+// vhost.http_hooks.on_close: URLs told when a client whose on_connect passed leaves, with its
+// bytes; failures are logged.
+inline constexpr VhostKey<std::vector<std::string>> vhost_http_hooks_on_close{"vhost.http_hooks.on_close"};
+
+// vhost.http_hooks.on_publish: URLs asked before a publish (RTMP, WHIP, /rtc/v1/publish); a failure
+// refuses the publisher.
+inline constexpr VhostKey<std::vector<std::string>> vhost_http_hooks_on_publish{"vhost.http_hooks.on_publish"};
+
+// vhost.http_hooks.on_unpublish: URLs told when a publish whose on_publish passed ends; failures
+// are logged.
+inline constexpr VhostKey<std::vector<std::string>> vhost_http_hooks_on_unpublish{"vhost.http_hooks.on_unpublish"};
+
+// vhost.http_hooks.on_play: URLs asked before a play (RTMP, HTTP-FLV, WHEP, /rtc/v1/play); a
+// failure refuses the player.
+inline constexpr VhostKey<std::vector<std::string>> vhost_http_hooks_on_play{"vhost.http_hooks.on_play"};
+
+// vhost.http_hooks.on_stop: URLs told when a play whose on_play passed ends; failures are logged.
+inline constexpr VhostKey<std::vector<std::string>> vhost_http_hooks_on_stop{"vhost.http_hooks.on_stop"};
+
+// vhost.http_hooks.on_dvr: URLs told of each DVR file, through the asynchronous queue.
+inline constexpr VhostKey<std::vector<std::string>> vhost_http_hooks_on_dvr{"vhost.http_hooks.on_dvr"};
+
+// vhost.http_hooks.on_hls: URLs told of each HLS segment, through the asynchronous queue.
+inline constexpr VhostKey<std::vector<std::string>> vhost_http_hooks_on_hls{"vhost.http_hooks.on_hls"};
+
+// vhost.http_hooks.on_hls_notify: URL templates ([server_id] [app] [stream] [ts_url] [param]) one
+// of which is fetched (GET, body ignored) for each HLS segment, through the asynchronous queue.
+inline constexpr VhostKey<std::vector<std::string>> vhost_http_hooks_on_hls_notify{"vhost.http_hooks.on_hls_notify"};
+
+// vhost.http_hooks.timeout: Ours: ms one hook call may take in all (connect, send, the whole
+// answer); past it the call fails.
+inline constexpr VhostKey<int64_t> vhost_http_hooks_timeout{"vhost.http_hooks.timeout"};
+
 // vhost.ingest.enabled: Run this ingest.
 inline constexpr VhostKey<bool> vhost_ingest_enabled{"vhost.ingest.enabled"};
 

@@ -52,6 +52,10 @@ class Connection : public Client, public CoroutineHandler {
     // The protocol loop. Returning ends the connection; an error is logged
     // once by the manager's side (a closed peer is logged as a plain close).
     virtual Error serve() = 0;
+    // A derived class calls it first in its destructor: at shutdown the
+    // coroutine still runs (interrupted) and may use the derived members on
+    // its way out (an on_stop hook reads the request), so it must end first.
+    void stop_coroutine() { coroutine_.stop(); }
 
   private:
     Error cycle() final;

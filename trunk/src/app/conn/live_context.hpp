@@ -1,6 +1,6 @@
 // What protocol handlers (RTMP, HTTP-FLV, WebRTC) use of the server, and
 // nothing more: the running config, the live sources, the clients, the
-// stream puller and the publish claims. It cannot reload or stop the server
+// stream puller, the publish claims and the http_hooks. It cannot reload or stop the server
 // (the API gets that through its own ServerContext).
 //
 // config() is a snapshot: a reload swaps in a new Config and leaves the old
@@ -19,6 +19,8 @@
 
 namespace srs {
 
+class HttpHooks;
+
 class LiveContext {
   public:
     virtual ~LiveContext() = default;
@@ -31,6 +33,8 @@ class LiveContext {
     // Publishers claim their stream here first (the stream registry: memory,
     // or Redis for an origin cluster).
     virtual StreamClaims& stream_claims() = 0;
+    // vhost.http_hooks: called on the client's coroutine (or queued).
+    virtual HttpHooks& hooks() = 0;
 };
 
 }  // namespace srs

@@ -1,79 +1,8 @@
 #include "app/forward/forward_contract.hpp"
 
-#include <cctype>
-#include <cstdlib>
+#include "app/hooks/hook_contract.hpp"
 
 namespace srs {
-
-namespace {
-
-void append_json_string(std::string* out, const std::string& s) {
-    static const char* kHex = "0123456789abcdef";
-    out->push_back('"');
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') {
-            out->push_back('\\');
-            out->push_back(static_cast<char>(c));
-        } else if (c < 0x20) {
-            out->append("\\u00");
-            out->push_back(kHex[c >> 4]);
-            out->push_back(kHex[c & 15]);
-        } else {
-            out->push_back(static_cast<char>(c));
-        }
-    }
-    out->push_back('"');
-}
-
-void skip_space(const std::string& s, size_t* i) {
-    while (*i < s.size() && isspace(static_cast<unsigned char>(s[*i]))) (*i)++;
-}
-
-// A JSON string at s[*i] (which must be '"'); escapes other than \uXXXX
-// are decoded, \uXXXX is kept as written (URLs do not need it).
-bool read_json_string(const std::string& s, size_t* i, std::string* out) {
-    if (*i >= s.size() || s[*i] != '"') return false;
-    out->clear();
-    for (size_t k = *i + 1; k < s.size(); k++) {
-        char c = s[k];
-        if (c == '"') {
-            *i = k + 1;
-            return true;
-        }
-        if (c != '\\') {
-            out->push_back(c);
-            continue;
-        }
-        if (++k >= s.size()) return false;
-        switch (s[k]) {
-            case 'n': out->push_back('\n'); break;
-            case 't': out->push_back('\t'); break;
-            case 'r': out->push_back('\r'); break;
-            case 'b': out->push_back('\b'); break;
-            case 'f': out->push_back('\f'); break;
-            case 'u': out->append("\\u"); break;
-            default: out->push_back(s[k]); break;
-        }
-    }
-    return false;
-}
-
-// The position just after `"key"` and its ':' (npos when absent).
-size_t find_key(const std::string& s, const char* key) {
-    std::string quoted = std::string("\"") + key + "\"";
-    for (size_t at = s.find(quoted); at != std::string::npos; at = s.find(quoted, at + 1)) {
-        size_t i = at + quoted.size();
-        skip_space(s, &i);
-        if (i < s.size() && s[i] == ':') {
-            i++;
-            skip_space(s, &i);
-            return i;
-        }
-    }
-    return std::string::npos;
-}
-
-}  // namespace
 
 std::string forward_destination_url(const std::string& destination, const std::string& vhost,
                                     const std::string& app, const std::string& stream, const std::string& param) {
@@ -91,58 +20,39 @@ std::string forward_destination_url(const std::string& destination, const std::s
 }
 
 std::string build_on_forward_body(const OnForwardRequest& req) {
-    const std::pair<const char*, const std::string*> fields[] = {
-        {"server_id", &req.server_id}, {"service_id", &req.service_id}, {"action", nullptr},
-        {"client_id", &req.client_id}, {"ip", &req.ip},                 {"vhost", &req.vhost},
-        {"app", &req.app},             {"tcUrl", &req.tc_url},          {"stream", &req.stream},
-        {"param", &req.param},
-    };
-    static const std::string kAction = "on_forward";
-    std::string out = "{";
-    for (const auto& f : fields) {
-        if (out.size() > 1) out += ",";
-        append_json_string(&out, f.first);
-        out += ":";
-        append_json_string(&out, f.second ? *f.second : kAction);
-    }
-    out += "}";
-    return out;
+    HookRequest r;
+    r.server_id = req.server_id;
+    r.service_id = req.service_id;
+    r.client_id = req.client_id;
+    r.ip = req.ip;
+    r.vhost = req.vhost;
+    r.app = req.app;
+    r.tc_url = req.tc_url;
+    r.stream = req.stream;
+    r.param = req.param;
+    return build_hook_body(HookAction::kForward, r);
 }
 
 Error parse_on_forward_reply(int status, const std::string& body, std::vector<std::string>* urls) {
     urls->clear();
-    if (status != 200 && status != 201) return SRS_ERR(kErrorHttpClientStatus, "on_forward: status %d", status);
-    size_t i = 0;
-    skip_space(body, &i);
-    if (i >= body.size() || body[i] != '{') return SRS_ERR(kErrorHttpClientStatus, "on_forward: not a JSON object");
-    size_t at = find_key(body, "code");
-    if (at == std::string::npos) return SRS_ERR(kErrorHttpClientStatus, "on_forward: no code");
-    char* end = nullptr;
-    long code = strtol(body.c_str() + at, &end, 10);
-    if (end == body.c_str() + at) return SRS_ERR(kErrorHttpClientStatus, "on_forward: code is not an integer");
-    if (code != 0) return SRS_ERR(kErrorHttpClientStatus, "on_forward: code %ld", code);
-    at = find_key(body, "urls");
-    if (at == std::string::npos) return Error();
-    if (body[at] != '[') return SRS_ERR(kErrorHttpClientStatus, "on_forward: urls is not an array");
-    i = at + 1;
-    for (;;) {
-        skip_space(body, &i);
-        if (i < body.size() && body[i] == ']') return Error();
-        std::string url;
-        if (!read_json_string(body, &i, &url)) {
+    nlohmann::ordered_json j;
+    if (Error err = parse_hook_answer(status, body, &j); err.failed()) return SRS_WRAP(err, "on_forward");
+    // The backend answers an object (a bare 0 carries no destination).
+    if (!j.is_object()) return SRS_ERR(kErrorHookAnswerData, "on_forward: not a JSON object");
+    if (Error err = check_hook_answer(status, body); err.failed()) return SRS_WRAP(err, "on_forward");
+    auto data = j.find("data");
+    if (data == j.end() || !data->is_object()) return Error();
+    auto list = data->find("urls");
+    if (list == data->end()) return Error();
+    if (!list->is_array()) return SRS_ERR(kErrorHookAnswerData, "on_forward: urls is not an array");
+    for (const auto& u : *list) {
+        if (!u.is_string()) {
             urls->clear();
-            return SRS_ERR(kErrorHttpClientStatus, "on_forward: urls holds a non-string");
+            return SRS_ERR(kErrorHookAnswerData, "on_forward: urls holds a %s, not a string", u.type_name());
         }
-        if (!url.empty()) urls->push_back(url);
-        skip_space(body, &i);
-        if (i < body.size() && body[i] == ',') {
-            i++;
-            continue;
-        }
-        if (i < body.size() && body[i] == ']') return Error();
-        urls->clear();
-        return SRS_ERR(kErrorHttpClientStatus, "on_forward: bad urls array");
+        if (!u.get_ref<const std::string&>().empty()) urls->push_back(u.get<std::string>());
     }
+    return Error();
 }
 
 }  // namespace srs

@@ -33,7 +33,7 @@ std::string build_on_forward_body(const OnForwardRequest& req);
 // The backend's answer: status 200 or 201 and a JSON object with integer
 // "code" 0; its data.urls (strings) are the destinations, full RTMP URLs.
 // An answer without data.urls, or an empty list, gives no destination.
-// The reader only looks for "code" and the "urls" array of strings.
+// The answer is read by the hooks' JSON path (app/hooks/hook_contract.hpp).
 Error parse_on_forward_reply(int status, const std::string& body, std::vector<std::string>* urls);
 
 }  // namespace srs

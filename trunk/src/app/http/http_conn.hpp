@@ -64,6 +64,7 @@ class HttpServerConnection : public Connection {
     // handlers: tried in order; not owned.
     HttpServerConnection(ConnectionManager* manager, TcpConn* sock, std::string protocol,
                          std::vector<HttpHandler*> handlers, bool crossdomain);
+    ~HttpServerConnection() override { stop_coroutine(); }
 
   protected:
     Error serve() override;

@@ -9,6 +9,7 @@
 #include "app/live/player_pump.hpp"
 #include "app/security/access_check.hpp"
 #include "core/log.hpp"
+#include "io/runtime.hpp"
 #include "kernel/flv/flv.hpp"
 
 namespace srs {
@@ -122,11 +123,46 @@ Error HttpFlvHandler::serve(const HttpRequest& req, HttpResponse* res) {
         err.ignore();
         return res->send_error(403);
     }
+    // on_play, after security and before anything tells whether the stream
+    // exists (as SRS); a refusal is a 403 like security's (SRS closes the
+    // connection without an answer).
+    HookRequest hook = hook_request(req, ip, vhost, app, stream);
+    if (Error err = ctx_->hooks().call(HookAction::kPlay, hook); !err.ok()) {
+        err.ignore();  // the hooks logged the URL and the reason
+        srs_warn("HTTP-FLV %s refused (403) by the on_play hook", req.path.c_str());
+        return res->send_error(403);
+    }
+    Error err = serve_stream(req, res, vhost, app, stream);
+    // on_stop follows a passed on_play however the play ends, as SRS.
+    ctx_->hooks().notify(HookAction::kStop, hook_request(req, ip, vhost, app, stream));
+    return err;
+}
+
+Error HttpFlvHandler::serve_stream(const HttpRequest& req, HttpResponse* res, const std::string& vhost,
+                                   const std::string& app, const std::string& stream) {
     // Not published here: an edge's stream, or one another origin owns, is
     // created and pulled; otherwise a 404 as SRS (mounted while published).
     LiveSource* found = ctx_->sources().find(vhost, app, stream);
     if ((!found || !found->publishing()) && !ctx_->puller().may_pull(vhost)) return res->send_error(404);
     return serve_source(req, res, ctx_->sources().fetch_or_create(vhost, app, stream), pull_request(req, vhost, app, stream));
+}
+
+HookRequest HttpFlvHandler::hook_request(const HttpRequest& req, const std::string& ip, const std::string& vhost,
+                                         const std::string& app, const std::string& stream) {
+    HookRequest r;
+    r.client_id = context_id();  // the HTTP connection's
+    r.ip = ip;
+    r.vhost = vhost;
+    r.app = app;
+    r.stream = stream;
+    size_t q = req.target.find('?');
+    if (q != std::string::npos) r.param = req.target.substr(q);
+    const std::string* host = req.header("Host");
+    r.tc_url = "http://" + (host ? *host : std::string("127.0.0.1")) + "/" + app;
+    const std::string* referer = req.header("Referer");
+    if (referer) r.page_url = *referer;
+    if (LiveSource* s = ctx_->sources().find(vhost, app, stream)) r.stream_id = s->id();
+    return r;
 }
 
 PullRequest HttpFlvHandler::pull_request(const HttpRequest& req, const std::string& vhost, const std::string& app,

@@ -13,6 +13,7 @@
 #include "app/http/http_conn.hpp"
 #include "app/live/live_message.hpp"
 #include "app/conn/live_context.hpp"
+#include "app/hooks/http_hooks.hpp"
 #include "kernel/flv/flv.hpp"
 
 namespace srs {
@@ -63,6 +64,12 @@ class HttpFlvHandler : public HttpHandler {
     // What the request asks for, for the puller (an edge names it to its origin).
     static PullRequest pull_request(const HttpRequest& req, const std::string& vhost, const std::string& app,
                                     const std::string& stream);
+    // After security and on_play: the stream (404 when nobody has it) until the play ends.
+    Error serve_stream(const HttpRequest& req, HttpResponse* res, const std::string& vhost, const std::string& app,
+                       const std::string& stream);
+    // What on_play and on_stop are told (stream_id when the source exists).
+    HookRequest hook_request(const HttpRequest& req, const std::string& ip, const std::string& vhost,
+                             const std::string& app, const std::string& stream);
     // Plays `source` once attached; the puller starts (or joins) its pull when
     // it comes from another server; a 404 when nobody has it.
     Error serve_source(const HttpRequest& req, HttpResponse* res, LiveSource* source, const PullRequest& pull);

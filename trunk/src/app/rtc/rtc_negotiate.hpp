@@ -27,6 +27,11 @@ struct RtcSessionRequest {
     bool encrypt = true;        // ?encrypt=false turns SRTP off for this session
     std::string tc_url;
     std::string secret;         // Authorization: Bearer <token>, or ?secret= (kept for hooks, not checked yet)
+    std::string param;          // the stream's query ("?k=v" or ""), for the http_hooks
+    // on_publish/on_play passed for this session: on_unpublish/on_stop are
+    // queued when it ends, with hook_cid as their client_id.
+    bool end_hook = false;
+    std::string hook_cid;
 };
 
 struct RtcSessionAnswer {

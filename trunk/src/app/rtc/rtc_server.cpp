@@ -77,6 +77,17 @@ Error RtcServer::create_session(const RtcSessionRequest& req, RtcSessionAnswer* 
     }
     // Not a client until its first verified STUN binding (on_session_verified).
     pending_.start(session->cid(), address, monotonic_us());
+    if (req.end_hook) {
+        HookRequest h;
+        h.client_id = req.hook_cid;
+        h.ip = req.client_ip;
+        h.vhost = req.vhost;
+        h.app = req.app;
+        h.stream = req.stream;
+        h.param = req.param;
+        h.tc_url = req.tc_url;
+        end_hooks_[session.get()] = {req.publish ? HookAction::kUnpublish : HookAction::kStop, std::move(h)};
+    }
     routes_.add(session.get());
     sessions_.push_back(std::move(session));
     if (!req.publish) check_player_reach(req, answer);
@@ -235,6 +246,14 @@ void RtcServer::reap() {
         routes_.remove(s, monotonic_us());
         pending_.forget(s->cid());
         ctx_->clients().remove(s, s->failed());  // nothing when it never verified: it was no client
+        auto hook = end_hooks_.find(s);
+        if (hook != end_hooks_.end()) {
+            // Queued: this coroutine serves every session and never waits for a hook server.
+            HookRequest& h = hook->second.second;
+            if (LiveSource* live = ctx_->sources().find(h.vhost, h.app, h.stream)) h.stream_id = live->id();
+            ctx_->hooks().post_async(hook->second.first, std::move(h));
+            end_hooks_.erase(hook);
+        }
         sessions_closed_++;
         sessions_[i] = std::move(sessions_.back());
         sessions_.pop_back();

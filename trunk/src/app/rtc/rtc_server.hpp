@@ -21,6 +21,8 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "app/rtc/rtc_bridge_from_live.hpp"
@@ -36,6 +38,7 @@
 #include "app/rtc/rtc_tcp_io.hpp"
 #include "app/rtc/rtc_udp_io.hpp"
 #include "app/conn/live_context.hpp"
+#include "app/hooks/http_hooks.hpp"
 #include "io/coroutine.hpp"
 #include "protocol/rtc/dtls.hpp"
 
@@ -118,6 +121,8 @@ class RtcServer : public CoroutineHandler {
     RtcSignalling signalling_{ctx_, &sources_, &routes_};
     // Declared after the IO their send paths point into, so freed before it.
     std::vector<std::unique_ptr<RtcSession>> sessions_;
+    // Sessions whose on_publish/on_play passed: what their end tells the hooks.
+    std::unordered_map<const RtcSession*, std::pair<HookAction, HookRequest>> end_hooks_;
     std::unique_ptr<Coroutine> timer_;
     utime_t next_stats_ = 0;
     uint64_t tick_ = 0;

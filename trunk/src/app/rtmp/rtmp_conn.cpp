@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "app/live/live_source.hpp"
 #include "app/security/access_check.hpp"
 #include "core/log.hpp"
 #include "core/version.hpp"
@@ -16,7 +17,7 @@ static const uint32_t kPeerBandwidth = 2500000;
 RtmpServerConnection::RtmpServerConnection(ConnectionManager* manager, TcpConn* sock, LiveContext* ctx)
     : Connection(manager, sock, "RTMP"), ctx_(ctx), transport_(sock) {}
 
-RtmpServerConnection::~RtmpServerConnection() = default;
+RtmpServerConnection::~RtmpServerConnection() { stop_coroutine(); }
 
 Error RtmpServerConnection::serve() {
     socket()->set_recv_timeout(kRtmpTimeoutUs);
@@ -24,7 +25,38 @@ Error RtmpServerConnection::serve() {
     if (Error err = transport_.handshake_as_server(); !err.ok()) return SRS_WRAP(err, "rtmp handshake");
     srs_info("RTMP handshake done, complex=%d", transport_.used_complex_handshake());
     if (Error err = connect_app(); !err.ok()) return SRS_WRAP(err, "rtmp connect");
-    return identify_client(stream_id_);
+    Error err = identify_client(stream_id_);
+    if (connect_hook_passed_) {
+        HookRequest r = hook_request();
+        r.send_bytes = static_cast<int64_t>(socket()->send_bytes());
+        r.recv_bytes = static_cast<int64_t>(socket()->recv_bytes());
+        ctx_->hooks().notify(HookAction::kClose, std::move(r));
+    }
+    return err;
+}
+
+HookRequest RtmpServerConnection::hook_request() const {
+    HookRequest r;
+    r.client_id = cid();
+    r.ip = peer().ip;
+    r.vhost = req_.vhost;
+    r.app = req_.app;
+    r.stream = req_.stream;
+    r.param = req_.param;
+    r.tc_url = req_.tc_url();
+    r.page_url = info().page_url;
+    if (!req_.stream.empty()) {
+        if (LiveSource* s = ctx_->sources().find(req_.vhost, req_.app, req_.stream)) r.stream_id = s->id();
+    }
+    return r;
+}
+
+Error RtmpServerConnection::check_stream_hook(HookAction action) {
+    Error err = ctx_->hooks().call(action, hook_request());
+    if (err.ok()) return err;
+    bool publish = action == HookAction::kPublish;
+    send_refusal(publish, publish ? "refused by the on_publish hook" : "refused by the on_play hook");
+    return SRS_WRAP(err, "RTMP %s %s", publish ? "publish" : "play", req_.stream_url().c_str());
 }
 
 std::string RtmpServerConnection::resolve_vhost(const std::string& host) const {
@@ -90,6 +122,14 @@ Error RtmpServerConnection::connect_app() {
         return SRS_WRAP(err, "rtmp connect %s", connect.tc_url.c_str());
     }
     if (Error err = check_connect_upstream(connect.transaction_id, asked_vhost); !err.ok()) return err;
+    // on_connect, after the vhost and refer checks (as SRS): a failure refuses the connect.
+    if (Error err = ctx_->hooks().call(HookAction::kConnect, hook_request()); !err.ok()) {
+        transport_.send_command(build_connect_rejected(connect.transaction_id, "refused by the on_connect hook"), 0,
+                                kRtmpCidOverConnection)
+            .ignore();
+        return SRS_WRAP(err, "rtmp connect %s", connect.tc_url.c_str());
+    }
+    connect_hook_passed_ = true;
 
     // The whole answer to connect in one write (see RtmpTransport::cork).
     transport_.cork();
@@ -126,6 +166,11 @@ Error RtmpServerConnection::check_stream_access(AccessAction action) {
         description = "refused by the vhost's security rules";
     }
     if (err.ok()) return Error();
+    send_refusal(publish, description);
+    return SRS_WRAP(err, "RTMP %s %s", access_action_name(action), req_.stream_url().c_str());
+}
+
+void RtmpServerConnection::send_refusal(bool publish, const char* description) {
     // An error-level onStatus so the client can say why, then the connection closes.
     RtmpStatus status;
     status.level = kRtmpLevelError;
@@ -134,7 +179,6 @@ Error RtmpServerConnection::check_stream_access(AccessAction action) {
     status.details = req_.stream;
     status.client_id = cid();
     send_on_stream(build_on_status(status)).ignore();
-    return SRS_WRAP(err, "RTMP %s %s", access_action_name(action), req_.stream_url().c_str());
 }
 
 Error RtmpServerConnection::identify_client(uint32_t stream_id) {

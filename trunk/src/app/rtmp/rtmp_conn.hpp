@@ -7,6 +7,7 @@
 
 #include "app/conn/connection.hpp"
 #include "app/conn/live_context.hpp"
+#include "app/hooks/http_hooks.hpp"
 #include "app/live/stream_puller.hpp"
 #include "app/upstream/rtmp_transport.hpp"
 #include "kernel/access/access_rules.hpp"
@@ -47,8 +48,17 @@ class RtmpServerConnection : public Connection {
     // The vhost's refer.publish|play and security rules for this client;
     // a refused client gets an error onStatus and the error closes it.
     Error check_stream_access(AccessAction action);
+    // The error onStatus a refused publisher (NetStream.Publish.Denied) or
+    // player (NetStream.Play.Failed) gets before the connection closes.
+    void send_refusal(bool publish, const char* description);
+    // What the http_hooks are told about this client now (stream_id when the source exists).
+    HookRequest hook_request() const;
+    // on_publish / on_play: a failure refuses the client like check_stream_access.
+    Error check_stream_hook(HookAction action);
 
     Error publish(const std::string& stream_name, bool fmle);
+    // After the checks and on_publish: the publish itself, until it ends.
+    Error publish_stream(const std::string& asked_vhost, bool fmle);
     // Edge vhost: the publish is relayed to an origin (StreamPuller::open_publish_relay).
     Error publish_to_origin(const std::string& asked_vhost, bool fmle);
     Error publish_loop(LiveSource* source);
@@ -58,6 +68,8 @@ class RtmpServerConnection : public Connection {
     int merged_read_ms() const;
 
     Error play(const std::string& stream_name);
+    // After the checks and on_play: the play itself, until it ends.
+    Error play_stream(const std::string& asked_vhost);
     Error play_loop(LiveConsumer* consumer);
     Error on_play_control(RtmpMessage& msg, LiveConsumer* consumer, bool* done);
 
@@ -67,6 +79,7 @@ class RtmpServerConnection : public Connection {
     void update_info(ClientKind kind);
     double object_encoding_ = 0;
     uint32_t stream_id_ = 1;
+    bool connect_hook_passed_ = false;  // on_connect passed (or had no URL): on_close at the end
 };
 
 }  // namespace srs

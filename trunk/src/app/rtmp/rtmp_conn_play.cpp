@@ -78,7 +78,14 @@ Error RtmpServerConnection::play(const std::string& stream_name) {
     if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "play without a stream name");
     update_info(ClientKind::kRtmpPlay);
     if (Error err = check_stream_access(AccessAction::kPlay); !err.ok()) return err;
+    if (Error err = check_stream_hook(HookAction::kPlay); !err.ok()) return err;
+    // on_stop follows a passed on_play however the play ends, as SRS.
+    Error err = play_stream(asked_vhost);
+    ctx_->hooks().notify(HookAction::kStop, hook_request());
+    return err;
+}
 
+Error RtmpServerConnection::play_stream(const std::string& asked_vhost) {
     ConsumerOptions options = consumer_options(*ctx_->config(), req_.vhost);
     // No Nagle while the player joins: the play reply and the first media
     // batch right behind it would otherwise wait for the player's delayed

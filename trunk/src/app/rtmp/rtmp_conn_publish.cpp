@@ -35,6 +35,14 @@ Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
     if (req_.stream.empty()) return SRS_ERR(kErrorStreamNameEmpty, "publish without a stream name");
     update_info(fmle ? ClientKind::kFmlePublish : ClientKind::kFlashPublish);
     if (Error err = check_stream_access(AccessAction::kPublish); !err.ok()) return err;
+    if (Error err = check_stream_hook(HookAction::kPublish); !err.ok()) return err;
+    // on_unpublish follows a passed on_publish however the publish ends (busy, refused claim, EOF), as SRS.
+    Error err = publish_stream(asked_vhost, fmle);
+    ctx_->hooks().notify(HookAction::kUnpublish, hook_request());
+    return err;
+}
+
+Error RtmpServerConnection::publish_stream(const std::string& asked_vhost, bool fmle) {
     StreamPuller& puller = ctx_->puller();
     if (puller.relays_publish(req_.vhost)) return publish_to_origin(asked_vhost, fmle);
 

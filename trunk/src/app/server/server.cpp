@@ -16,6 +16,9 @@ namespace srs {
 Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
     : config_(std::move(config)),
       conf_path_(std::move(conf_path)),
+      // The HTTP client's base options (resolver, TLS) for hook calls; the
+      // hooks set only the timeouts and the answer bound.
+      hooks_([this] { return config_; }, HttpClientOptions()),
       connections_(&clients_),
       forward_([this] { return config_; }),
       ffmpeg_([this] { return config_; }),
@@ -35,6 +38,7 @@ Server::~Server() {
     sources_.stop();
     sources_.set_publish_observer(nullptr);
     registry_.reset();  // a Redis registry gives our streams up as it stops
+    hooks_.stop();      // after the sessions, whose ends may have queued hooks
     blocking_worker_.stop();
 }
 
@@ -63,6 +67,8 @@ Error Server::initialize() {
     rtc_.reset(new RtcServer(this));
     if (Error err = listen_http(); !err.ok()) return SRS_WRAP(err, "listen http");
     forward_.set_service_id(http_api_->service_id());
+    hooks_.set_service_id(http_api_->service_id());
+    if (Error err = hooks_.start(); !err.ok()) return SRS_WRAP(err, "http hooks");
     exporter_.reset(new ExporterHandler(this, http_api_->service_id()));
     if (Error err = listen_exporter(read_exporter_options(*config_)); !err.ok()) return SRS_WRAP(err, "exporter");
     proc_stats_.sample();

@@ -15,6 +15,7 @@
 #include "app/ffmpeg/ffmpeg_manager.hpp"
 #include "app/forward/forwarder.hpp"
 #include "app/server/publish_bridges.hpp"
+#include "app/hooks/http_hooks.hpp"
 #include "app/conn/connection.hpp"
 #include "app/api/http_api.hpp"
 #include "app/api/rtc_api.hpp"
@@ -56,6 +57,7 @@ class Server : public TcpClientHandler, public ServerContext {
     utime_t start_wall_us() const override { return start_wall_us_; }
     const ProcStatsSampler& proc_stats() const override { return proc_stats_; }
     StreamClaims& stream_claims() override { return *claims_; }
+    HttpHooks& hooks() override { return hooks_; }
 
     // Signal actions, also used by the API.
     Error reload() override;
@@ -90,6 +92,8 @@ class Server : public TcpClientHandler, public ServerContext {
     bool api_on_http_port_ = false;
     // Outlives the connections: one may be waiting for a job at shutdown.
     BlockingWorker blocking_worker_;
+    // Outlives the connections and WebRTC sessions that call or queue hooks.
+    HttpHooks hooks_;
     // Outlive the sources, which tell the claims of every unpublish.
     std::unique_ptr<StreamRegistry> registry_;
     std::unique_ptr<StreamClaims> claims_;

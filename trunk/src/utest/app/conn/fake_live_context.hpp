@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "app/hooks/http_hooks.hpp"
 #include "app/registry/memory_stream_registry.hpp"
 #include "app/conn/server_context.hpp"
 
@@ -45,6 +46,7 @@ class FakeLiveContext : public ServerContext {
     const ProcStatsSampler& proc_stats() const override { return stats_; }
     ProcStatsSampler& mutable_stats() { return stats_; }
     StreamClaims& stream_claims() override { return claims_; }
+    HttpHooks& hooks() override { return hooks_; }
 
   private:
     std::shared_ptr<const Config> config_;
@@ -54,6 +56,7 @@ class FakeLiveContext : public ServerContext {
     ProcStatsSampler stats_;
     MemoryStreamRegistry registry_;
     StreamClaims claims_{&registry_, "rtmp://127.0.0.1:1935", &sources_};
+    HttpHooks hooks_{[this] { return config_; }, HttpClientOptions()};
 };
 
 // A client that is not a TCP connection, as a WebRTC session on the shared
