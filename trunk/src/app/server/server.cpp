@@ -10,6 +10,7 @@
 #include "app/registry/registry_factory.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
+#include "protocol/tls/tls_client.hpp"
 
 namespace srs {
 
@@ -33,6 +34,7 @@ Server::~Server() {
     sources_.set_publish_observer(nullptr);
     registry_.reset();  // a Redis registry gives our streams up as it stops
     blocking_worker_.stop();
+    resolver_.stop();
 }
 
 Error Server::initialize() {
@@ -41,6 +43,7 @@ Error Server::initialize() {
     }
     apply_tcmalloc_release_rate(*config_);
     if (Error err = blocking_worker_.start(); !err.ok()) return SRS_WRAP(err, "blocking worker");
+    if (Error err = start_http_client(); !err.ok()) return SRS_WRAP(err, "http client");
     if (Error err = connections_.start(); !err.ok()) return SRS_WRAP(err, "connection manager");
     if (Error err = sources_.start(); !err.ok()) return SRS_WRAP(err, "source manager");
     StreamRegistrySetup registry;
@@ -53,6 +56,7 @@ Error Server::initialize() {
         edge_.set_registry(registry_locator_.get());
     }
     if (Error err = edge_.start(); !err.ok()) return SRS_WRAP(err, "edge manager");
+    forward_.set_http_options(http_options_);
     sources_.set_forward_factory(&forward_);
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
     rtc_.reset(new RtcServer(this));
@@ -73,6 +77,20 @@ Error Server::initialize() {
     if (Error err = rtc_->start(read_rtc_server_options(*config_, env)); !err.ok()) return SRS_WRAP(err, "rtc");
     heartbeat_.reset(new Heartbeat(this, http_api_.get()));
     if (Error err = heartbeat_->start(); !err.ok()) return SRS_WRAP(err, "heartbeat");
+    return Error();
+}
+
+Error Server::start_http_client() {
+    if (Error err = resolver_.start(); !err.ok()) return SRS_WRAP(err, "host resolver");
+    http_options_.resolver = &resolver_;
+    http_options_.verify_tls = config_->get(keys::http_client_verify_tls);
+    http_options_.ca_file = config_->get(keys::http_client_ca_file);
+    // Loading the trust store reads files: once, here, not per request.
+    if (Error err = TlsClientContext::create(http_options_.verify_tls, http_options_.ca_file, &http_options_.tls_context);
+        !err.ok()) {
+        return SRS_WRAP(err, "http_client.ca_file");
+    }
+    if (!http_options_.verify_tls) srs_warn("http_client.verify_tls off: https peers are not authenticated");
     return Error();
 }
 

@@ -45,6 +45,7 @@ class FakeLiveContext : public ServerContext {
     const ProcStatsSampler& proc_stats() const override { return stats_; }
     ProcStatsSampler& mutable_stats() { return stats_; }
     StreamClaims& stream_claims() override { return claims_; }
+    const HttpClientOptions& http_client_options() const override { return http_options_; }
 
   private:
     std::shared_ptr<const Config> config_;
@@ -52,6 +53,7 @@ class FakeLiveContext : public ServerContext {
     ClientRegistry clients_;
     NoStreamPuller puller_;
     ProcStatsSampler stats_;
+    HttpClientOptions http_options_;
     MemoryStreamRegistry registry_;
     StreamClaims claims_{&registry_, "rtmp://127.0.0.1:1935", &sources_};
 };
