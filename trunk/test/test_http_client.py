@@ -4,14 +4,18 @@ certificate a test CA signs (trusted through http_client.ca_file), a
 self-signed one (refused by default, accepted with verify_tls off), a manager
 named by a host name that goes through getaddrinfo, a name that does not
 resolve, and a TLS server that never answers the handshake."""
+import json
 import socket
 import ssl
 import subprocess
 import threading
 import time
 
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 from conftest import free_port, wait_until
 from media import Publisher, probe_streams, wait_for_publish
+from test_forward import decodable, nginx_factory  # noqa: F401 (a fixture)
 from test_heartbeat import Collector, RawManager
 
 
@@ -68,7 +72,7 @@ def test_https_verified_with_the_test_ca(srs, tmp_path):
         assert headers["Host"] == f"localhost:{mgr.port}"
         assert body["pid"] == str(srs.pid)
         assert "localhost" in mgr.sni  # SNI names the URL's host
-        assert "heartbeat:" not in srs.log()  # no failure was logged
+        assert "WARN" not in srs.log(), srs.log()[-3000:]  # no failed POST
     finally:
         mgr.close()
 
@@ -175,3 +179,60 @@ def test_tls_server_that_never_answers_is_cut_by_the_timeout(srs):
         assert srs.alive()
     finally:
         mgr.close()
+
+
+class HttpsForwardBackend:
+    """An on_forward backend behind TLS that names `urls` as the destinations."""
+
+    def __init__(self, cert, key, urls):
+        self.bodies = []
+        backend = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                backend.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                data = json.dumps({"code": 0, "data": {"urls": urls}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.port = free_port()
+        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(str(cert), str(key))
+        self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_forward_backend_over_https_names_a_destination_by_dns(srs, nginx_factory, media, tmp_path):
+    """The forward backend is asked over https (test CA) and answers with an
+    rtmp:// URL whose host is a name: RtmpClient resolves it through the
+    server's resolver and nginx-rtmp receives the stream."""
+    name, _ = local_host_name()
+    ca, leaf, key = make_ca_and_leaf(tmp_path)
+    nginx = nginx_factory("n1")
+    backend = HttpsForwardBackend(leaf, key, [f"rtmp://{name}:{nginx.port}/live/fwd"])
+    try:
+        srs.start(srs.base_conf(f'http_client {{ ca_file "{ca}"; }}').replace(
+            "vhost __defaultVhost__ {\n}",
+            f"vhost __defaultVhost__ {{\n forward {{ enabled on; backend https://localhost:{backend.port}/fwd; }}\n}}"))
+        pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/livestream")
+        try:
+            assert wait_until(lambda: f"to rtmp://{name}:{nginx.port}/live/fwd started" in srs.log(), 15), \
+                srs.log()[-3000:]
+            assert decodable(nginx.url("fwd")), srs.log()[-3000:]
+            assert backend.bodies and backend.bodies[0]["stream"] == "livestream"
+        finally:
+            pub.stop()
+    finally:
+        backend.close()
