@@ -13,6 +13,7 @@ JSON body) and answers by the first part of the path:
 The record lets a test assert what the server sent per action; `reset()`
 clears it. Run alone (python3 hooks_server.py PORT) it serves until killed."""
 import json
+import ssl
 import sys
 import threading
 import time
@@ -124,17 +125,26 @@ class _Server(ThreadingHTTPServer):
 
 
 class HooksServer:
-    def __init__(self, port=0):
+    """tls: (certfile, keyfile) to serve https (the handshake runs in the
+    accepting thread, which is enough for a test's few calls)."""
+
+    def __init__(self, port=0, tls=None):
         self.httpd = _Server(("127.0.0.1", port), _Handler)
         self.httpd.owner = self
         self.port = self.httpd.server_address[1]
+        self.scheme = "http"
+        if tls:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*tls)
+            self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
+            self.scheme = "https"
         self.requests = []
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.thread = None
 
-    def url(self, path):
-        return f"http://127.0.0.1:{self.port}{path}"
+    def url(self, path, host="127.0.0.1"):
+        return f"{self.scheme}://{host}:{self.port}{path}"
 
     def record(self, r):
         with self.lock:

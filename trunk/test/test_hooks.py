@@ -22,6 +22,7 @@ from conftest import TRUNK, can_connect, free_port, wait_until
 from hooks_server import HooksServer
 from media import Publisher, probe_streams
 from rtmp_raw import RawRtmp, amf0_number, amf0_string, chunk
+from test_http_client import local_host_name, make_ca_and_leaf, make_self_signed
 
 TIMEOUT_MS = 1000
 COMMON = ["server_id", "service_id", "action", "client_id", "ip", "vhost", "app"]
@@ -131,6 +132,48 @@ def test_rtmp_and_flv_bodies_and_lifecycle(srs, media, hooks):
     assert isinstance(player_close["send_bytes"], int) and player_close["send_bytes"] > 5000, player_close
     # Every hook call was logged with its URL.
     assert f"http_hooks: on_play {hooks.url('/zero/second')} ok" in srs.log()
+
+
+def test_https_hooks_by_host_name(srs, media, tmp_path):
+    """on_publish and on_play over https to a hook server named by DNS (the
+    machine's host name, through the server's resolver), its certificate
+    signed by a test CA given as http_client.ca_file; a failing answer over
+    the same path still refuses, and a self-signed hook server is refused
+    by the certificate check, with the reason in the log."""
+    name, _ = local_host_name()
+    tls_dir = tmp_path / "tls"
+    tls_dir.mkdir()
+    ca, leaf, leaf_key = make_ca_and_leaf(tls_dir, names=f"DNS:{name},IP:127.0.0.1")
+    hooks = HooksServer(tls=(str(leaf), str(leaf_key))).start()
+    rogue_dir = tmp_path / "rogue"
+    rogue_dir.mkdir()
+    rogue_cert, rogue_key = make_self_signed(rogue_dir)
+    rogue = HooksServer(tls=(str(rogue_cert), str(rogue_key))).start()
+    try:
+        srs.http_port = free_port()
+        write_conf(srs, {"__defaultVhost__": hooks_block({"on_publish": hooks.url("/ok", name),
+                                                          "on_play": hooks.url("/ok", name)}, 3000),
+                         "refused.test": hooks_block({"on_play": hooks.url("/code1", name)}, 3000),
+                         "rogue.test": hooks_block({"on_play": rogue.url("/ok", name)}, 3000)})
+        srs.write_conf(srs.conf_file.read_text() + f'http_client {{ ca_file "{ca}"; }}\n')
+        srs.start()
+        pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/s")
+        try:
+            assert wait_until(lambda: hooks.of("on_publish"), 10), srs.log()[-3000:]
+            assert wait_until(lambda: "fmle-publish __defaultVhost__/live/s" in srs.log(), 10), srs.log()[-2000:]
+            status, head = flv_get(srs.http_port, "/live/s.flv")
+            assert status == 200 and head[:3] == b"FLV", (status, head[:20])
+            assert hooks.of("on_play")[0].json["stream"] == "s"
+            assert flv_get(srs.http_port, "/live/s.flv?vhost=refused.test")[0] == 403
+            assert hooks.of(path="/code1"), [r.path for r in hooks.requests]
+            assert flv_get(srs.http_port, "/live/s.flv?vhost=rogue.test")[0] == 403
+            assert not rogue.requests
+            assert "self-signed certificate" in srs.log(), srs.log()[-3000:]
+        finally:
+            pub.stop()
+    finally:
+        hooks.stop()
+        rogue.stop()
 
 
 # Kinds of failing answers: path, the code the JSON API answers with, and

@@ -52,6 +52,9 @@ enum ErrorCode : int {
     kErrorConfigEof = 1027,
     kErrorConfigInclude = 1028,
     kErrorConfigEnv = 1029,
+    // Host names (io/host_resolver).
+    kErrorDnsResolve = 1030,  // the name does not resolve (or the lookup failed)
+    kErrorDnsTimeout = 1031,  // no answer within the caller's timeout
     // vhost security (allow/deny by client address): SRS's numbers, which its
     // JSON API answers with.
     kErrorSecurityDeny = 1053,   // a deny rule matched
@@ -149,7 +152,7 @@ enum ErrorCode : int {
     kErrorHttpBadLineEnding = 4019,          // 400: CR not followed by LF
     kErrorHttpParserState = 4020,            // 500: feed() while a request waits for take_request()
     // HTTP/1.1 client (protocol/http_response_parser, app/http_client), 4100s.
-    kErrorHttpClientBadUrl = 4100,           // not http://ip-or-localhost[:port]/path (no https, no DNS)
+    kErrorHttpClientBadUrl = 4100,           // not http[s]://host[:port]/path, or a name with no resolver
     kErrorHttpClientBadStatusLine = 4101,    // response status line not "HTTP/1.x DDD reason"
     kErrorHttpClientBadHeader = 4102,        // a response field line malformed, or over the limits
     kErrorHttpClientBadFraming = 4103,       // bad Content-Length / chunk size / chunk end
@@ -157,6 +160,11 @@ enum ErrorCode : int {
     kErrorHttpClientBodyTooLarge = 4105,     // the body is over HttpClientOptions::max_body
     kErrorHttpClientTimeout = 4106,          // the exchange's total deadline passed
     kErrorHttpClientStatus = 4107,           // a caller wanted a 2xx and got another status
+    // TLS client (protocol/tls, https:// URLs).
+    kErrorTlsInit = 4108,                    // the TLS context or session could not be made (bad ca_file, ...)
+    kErrorTlsHandshake = 4109,               // the handshake failed (alert, protocol error, peer closed)
+    kErrorTlsVerify = 4110,                  // the peer's certificate failed verification (chain or name)
+    kErrorTlsRecord = 4111,                  // a record after the handshake failed to decrypt or was an alert
     kErrorRtcBase = 5000,
     // The WebRTC server and its signalling (app/rtc); the numbers SRS's JSON API answers with.
     kErrorRtcApiBody = 5019,        // the /rtc/v1/ JSON body is not an object with a usable sdp and streamurl

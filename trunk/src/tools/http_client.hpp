@@ -42,9 +42,10 @@ struct HttpUrl {
 inline Error parse_http_url(const std::string& url, HttpUrl* out) {
     HttpClientUrl u;
     if (Error err = parse_http_client_url(url, &u); !err.ok()) return err;
-    if (istarts_with(u.host_header, "localhost")) {  // the one name parse_http_client_url takes
+    if (u.ip.empty() || istarts_with(u.host_header, "localhost")) {  // a name (localhost maps to an ip)
         return SRS_ERR(kErrorHttpClientBadUrl, "the host must be an IP address (no DNS)");
     }
+    if (u.tls) return SRS_ERR(kErrorHttpClientBadUrl, "the tools speak http:// only");
     out->host = std::move(u.ip);
     out->port = u.port;
     out->host_header = std::move(u.host_header);

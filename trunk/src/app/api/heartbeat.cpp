@@ -116,7 +116,7 @@ Error Heartbeat::beat(const HeartbeatOptions& o) {
 
     // Never longer than one interval (nor 3 s): a stalled manager must not
     // make the reports pile up or go stale.
-    HttpClientOptions http;
+    HttpClientOptions http = ctx_->http_client_options();
     http.total_timeout = std::min<utime_t>(o.interval, 3 * kUsPerSecond);
     http.connect_timeout = http.total_timeout;
     http.io_timeout = http.total_timeout;

@@ -320,10 +320,15 @@ std::vector<DirectiveSpec> build_table() {
         Bool("heartbeat.enabled", "off", kRestart, "Send heartbeats."),
         Float("heartbeat.interval", "9.9", 0, 3600, kRestart, "Seconds between heartbeats (above 0)."),
         Str("heartbeat.url", "http://127.0.0.1:8085/api/v1/servers", kRestart,
-            "URL the heartbeat is POSTed to: http://ip-or-localhost[:port]/path (no DNS, no https)."),
+            "URL the heartbeat is POSTed to: http[s]://host[:port]/path (a DNS name, an IP or localhost)."),
         Str("heartbeat.device_id", "", kRestart, "Device id put in the heartbeat."),
         Bool("heartbeat.summaries", "off", kRestart, "Include the /api/v1/summaries data."),
         Bool("heartbeat.ports", "off", kRestart, "Include the listening ports (rtmp, http, api, rtc)."),
+        Block("http_client", "Ours (not SRS's): the server's outbound HTTP requests (heartbeat, forward backend, "
+                             "hooks), see docs/config.md."),
+        Bool("http_client.verify_tls", "on", kRestart, "https: check the server's certificate chain and name; off "
+                                                       "accepts any certificate (tests, self-signed servers)."),
+        Str("http_client.ca_file", "", kRestart, "https: PEM file of the CAs to trust; empty: the system store."),
 
         Block("circuit_breaker", "Shed work when the CPU is saturated."),
         NotYet(Bool("circuit_breaker.enabled", "on", kRestart, "Watch the CPU and shed optional work.")),
@@ -458,10 +463,10 @@ std::vector<DirectiveSpec> build_table() {
         Block("vhost.forward", "Forward: publish every stream of this vhost again to other servers (the old "
                                "one-line form `forward HOST:PORT ...;` reads as enabled on + destination)."),
         Bool("vhost.forward.enabled", "off", kLive, "Forward the streams published from now on."),
-        List("vhost.forward.destination", "", kLive, "HOST:PORT (port 1935 by default, numeric hosts): each "
+        List("vhost.forward.destination", "", kLive, "HOST:PORT (port 1935 by default; an IP or a DNS name): each "
                                                      "publish goes to rtmp://HOST:PORT/app/stream with its "
                                                      "param (and ?vhost= for a named vhost); retried every 3 s."),
-        Str("vhost.forward.backend", "", kLive, "on_forward: an http:// URL asked for the destinations (full RTMP "
+        Str("vhost.forward.backend", "", kLive, "on_forward: an http:// or https:// URL asked for the destinations (full RTMP "
                                                 "URLs in data.urls) at each publish, instead of destination; "
                                                 "asked again every 3 s while it fails."),
         Block("vhost.refer", "Refer (anti-hotlinking): the RTMP connect's pageUrl must be on a listed domain "

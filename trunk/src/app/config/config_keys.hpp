@@ -180,8 +180,8 @@ inline constexpr GlobalKey<bool> heartbeat_enabled{"heartbeat.enabled"};
 // heartbeat.interval: Seconds between heartbeats (above 0).
 inline constexpr GlobalKey<double> heartbeat_interval{"heartbeat.interval"};
 
-// heartbeat.url: URL the heartbeat is POSTed to: http://ip-or-localhost[:port]/path (no DNS, no
-// https).
+// heartbeat.url: URL the heartbeat is POSTed to: http[s]://host[:port]/path (a DNS name, an IP or
+// localhost).
 inline constexpr GlobalKey<std::string> heartbeat_url{"heartbeat.url"};
 
 // heartbeat.device_id: Device id put in the heartbeat.
@@ -192,6 +192,13 @@ inline constexpr GlobalKey<bool> heartbeat_summaries{"heartbeat.summaries"};
 
 // heartbeat.ports: Include the listening ports (rtmp, http, api, rtc).
 inline constexpr GlobalKey<bool> heartbeat_ports{"heartbeat.ports"};
+
+// http_client.verify_tls: https: check the server's certificate chain and name; off accepts any
+// certificate (tests, self-signed servers).
+inline constexpr GlobalKey<bool> http_client_verify_tls{"http_client.verify_tls"};
+
+// http_client.ca_file: https: PEM file of the CAs to trust; empty: the system store.
+inline constexpr GlobalKey<std::string> http_client_ca_file{"http_client.ca_file"};
 
 // exporter.enabled: Serve /metrics; SIGHUP starts or stops the listener.
 inline constexpr GlobalKey<bool> exporter_enabled{"exporter.enabled"};
@@ -358,12 +365,14 @@ inline constexpr VhostKey<bool> vhost_cluster_follow_client{"vhost.cluster.follo
 // vhost.forward.enabled: Forward the streams published from now on.
 inline constexpr VhostKey<bool> vhost_forward_enabled{"vhost.forward.enabled"};
 
-// vhost.forward.destination: HOST:PORT (port 1935 by default, numeric hosts): each publish goes to
-// rtmp://HOST:PORT/app/stream with its param (and ?vhost= for a named vhost); retried every 3 s.
+// vhost.forward.destination: HOST:PORT (port 1935 by default; an IP or a DNS name): each publish
+// goes to rtmp://HOST:PORT/app/stream with its param (and ?vhost= for a named vhost); retried every
+// 3 s.
 inline constexpr VhostKey<std::vector<std::string>> vhost_forward_destination{"vhost.forward.destination"};
 
-// vhost.forward.backend: on_forward: an http:// URL asked for the destinations (full RTMP URLs in
-// data.urls) at each publish, instead of destination; asked again every 3 s while it fails.
+// vhost.forward.backend: on_forward: an http:// or https:// URL asked for the destinations (full
+// RTMP URLs in data.urls) at each publish, instead of destination; asked again every 3 s while it
+// fails.
 inline constexpr VhostKey<std::string> vhost_forward_backend{"vhost.forward.backend"};
 
 // vhost.refer.enabled: Check the pageUrl of RTMP clients.

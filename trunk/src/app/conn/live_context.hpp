@@ -1,6 +1,6 @@
 // What protocol handlers (RTMP, HTTP-FLV, WebRTC) use of the server, and
 // nothing more: the running config, the live sources, the clients, the
-// stream puller, the publish claims and the http_hooks. It cannot reload or stop the server
+// stream puller, the publish claims, the http_hooks and the outbound HTTP client's options. It cannot reload or stop the server
 // (the API gets that through its own ServerContext).
 //
 // config() is a snapshot: a reload swaps in a new Config and leaves the old
@@ -16,6 +16,7 @@
 #include "app/live/source_manager.hpp"
 #include "app/live/stream_puller.hpp"
 #include "app/registry/stream_claims.hpp"
+#include "app/upstream/http_client.hpp"
 
 namespace srs {
 
@@ -35,6 +36,10 @@ class LiveContext {
     virtual StreamClaims& stream_claims() = 0;
     // vhost.http_hooks: called on the client's coroutine (or queued).
     virtual HttpHooks& hooks() = 0;
+    // The base of every outbound HTTP request (heartbeat, forward backend,
+    // hooks): the server's resolver and `http_client { }`'s TLS settings
+    // with the trust store loaded once. Copy it and set the timeouts.
+    virtual const HttpClientOptions& http_client_options() const = 0;
 };
 
 }  // namespace srs

@@ -52,8 +52,9 @@ class StreamForwarder::Connection : public CoroutineHandler {
     Coroutine co_;
 };
 
-StreamForwarder::StreamForwarder(LiveSource* source, std::string url, ConsumerOptions options)
-    : source_(source), url_(std::move(url)), options_(options), co_("forward", this) {}
+StreamForwarder::StreamForwarder(LiveSource* source, std::string url, ConsumerOptions options,
+                                 HostResolver* resolver)
+    : source_(source), url_(std::move(url)), options_(options), resolver_(resolver), co_("forward", this) {}
 
 StreamForwarder::~StreamForwarder() { stop(); }
 
@@ -107,6 +108,7 @@ Error StreamForwarder::attempt() {
 Error StreamForwarder::forward_once(const Coroutine& conn) {
     attempts_++;
     RtmpClient client;
+    client.set_resolver(resolver_);  // a destination may be named by DNS
     if (Error err = client.connect(url_, kForwardConnectTimeoutUs); !err.ok()) return SRS_WRAP(err, "connect");
     if (Error err = client.publish(); !err.ok()) return SRS_WRAP(err, "publish");
     if (Error err = client.set_chunk_size(60000); !err.ok()) return SRS_WRAP(err, "chunk size");
@@ -151,8 +153,8 @@ Error StreamForwarder::forward_once(const Coroutine& conn) {
 
 // ---- SourceForwarders ----
 
-SourceForwarders::SourceForwarders(LiveSource* source, ForwardPlan plan)
-    : source_(source), plan_(std::move(plan)), co_("forward-plan", this) {}
+SourceForwarders::SourceForwarders(LiveSource* source, ForwardPlan plan, HttpClientOptions http)
+    : source_(source), plan_(std::move(plan)), http_(std::move(http)), co_("forward-plan", this) {}
 
 SourceForwarders::~SourceForwarders() {
     co_.stop();
@@ -200,7 +202,7 @@ Error SourceForwarders::cycle() {
 Error SourceForwarders::ask_backend(std::vector<std::string>* urls) {
     HttpClientResult res;
     std::string body = build_on_forward_body(plan_.hook);
-    if (Error err = http_post(plan_.backend, "application/json", body, HttpClientOptions(), &res); !err.ok()) {
+    if (Error err = http_post(plan_.backend, "application/json", body, http_, &res); !err.ok()) {
         return SRS_WRAP(err, "on_forward %s", plan_.backend.c_str());
     }
     if (Error err = parse_on_forward_reply(res.head.status, res.body, urls); !err.ok()) {
@@ -211,7 +213,7 @@ Error SourceForwarders::ask_backend(std::vector<std::string>* urls) {
 
 void SourceForwarders::start_forwarders(const std::vector<std::string>& urls) {
     for (const std::string& url : urls) {
-        std::unique_ptr<StreamForwarder> f(new StreamForwarder(source_, url, plan_.consumer));
+        std::unique_ptr<StreamForwarder> f(new StreamForwarder(source_, url, plan_.consumer, http_.resolver));
         if (Error err = f->start(); !err.ok()) {
             srs_warn("forward %s%s to %s: %s", source_->vhost().c_str(), source_->url().c_str(), url.c_str(),
                      err.summary().c_str());
@@ -246,7 +248,7 @@ std::unique_ptr<LiveSourceBridge> ForwardManager::create_bridge(LiveSource* sour
     plan.hook.tc_url = o.tc_url;
     plan.hook.stream = source->stream();
     plan.hook.param = o.param;
-    std::unique_ptr<SourceForwarders> f(new SourceForwarders(source, std::move(plan)));
+    std::unique_ptr<SourceForwarders> f(new SourceForwarders(source, std::move(plan), http_));
     if (Error err = f->start(); !err.ok()) {
         srs_warn("forward %s%s: %s", vhost.c_str(), source->url().c_str(), err.summary().c_str());
         err.ignore();

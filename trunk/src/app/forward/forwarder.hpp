@@ -32,6 +32,7 @@
 #include "app/forward/forward_contract.hpp"
 #include "app/live/live_bridge.hpp"
 #include "app/live/live_consumer.hpp"
+#include "app/upstream/http_client.hpp"
 #include "io/coroutine.hpp"
 
 namespace srs {
@@ -42,7 +43,8 @@ class LiveSource;
 // One destination of one published stream.
 class StreamForwarder : public CoroutineHandler {
   public:
-    StreamForwarder(LiveSource* source, std::string url, ConsumerOptions options);
+    // resolver: for a destination named by DNS (nullptr: numeric hosts only).
+    StreamForwarder(LiveSource* source, std::string url, ConsumerOptions options, HostResolver* resolver = nullptr);
     ~StreamForwarder() override;
     Error start();
     void stop();
@@ -63,6 +65,7 @@ class StreamForwarder : public CoroutineHandler {
     LiveSource* source_;
     std::string url_;
     ConsumerOptions options_;
+    HostResolver* resolver_;
     uint64_t sent_ = 0;
     int attempts_ = 0;
     bool published_ = false;  // of the current connection
@@ -81,7 +84,7 @@ struct ForwardPlan {
 // The forwarders of one publish of one source.
 class SourceForwarders : public LiveSourceBridge, public CoroutineHandler {
   public:
-    SourceForwarders(LiveSource* source, ForwardPlan plan);
+    SourceForwarders(LiveSource* source, ForwardPlan plan, HttpClientOptions http);
     ~SourceForwarders() override;  // stops every forwarder
     Error start();
     void on_live_message(const LiveMessagePtr&) override {}  // each forwarder has its own consumer
@@ -95,6 +98,7 @@ class SourceForwarders : public LiveSourceBridge, public CoroutineHandler {
 
     LiveSource* source_;
     ForwardPlan plan_;
+    HttpClientOptions http_;  // for the backend
     std::vector<std::unique_ptr<StreamForwarder>> forwarders_;
     Coroutine co_;
 };
@@ -104,12 +108,15 @@ class ForwardManager : public LiveBridgeFactory {
     explicit ForwardManager(std::function<std::shared_ptr<const Config>()> config);
     // Told to the backend (the API's service id).
     void set_service_id(const std::string& id) { service_id_ = id; }
+    // The backend's requests (the server's base options: resolver, TLS).
+    void set_http_options(const HttpClientOptions& options) { http_ = options; }
     // nullptr when the source's vhost does not forward.
     std::unique_ptr<LiveSourceBridge> create_bridge(LiveSource* source) override;
 
   private:
     std::function<std::shared_ptr<const Config>()> config_;
     std::string service_id_;
+    HttpClientOptions http_;
 };
 
 }  // namespace srs

@@ -10,19 +10,20 @@
 #include "app/registry/registry_factory.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
+#include "protocol/tls/tls_client.hpp"
 
 namespace srs {
 
 Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
     : config_(std::move(config)),
       conf_path_(std::move(conf_path)),
-      // The HTTP client's base options (resolver, TLS) for hook calls; the
-      // hooks set only the timeouts and the answer bound.
+      // The HTTP client's base options (resolver, TLS) come with
+      // start_http_client(); the hooks set only the timeouts and the answer bound.
       hooks_([this] { return config_; }, HttpClientOptions()),
-      connections_(&clients_),
       forward_([this] { return config_; }),
       ffmpeg_([this] { return config_; }),
       publish_bridges_({&forward_, &ffmpeg_}),
+      connections_(&clients_),
       edge_([this] { return config_; }, &clients_),
       parent_pid_(getppid()),
       start_wall_us_(wall_us()) {}
@@ -40,6 +41,7 @@ Server::~Server() {
     registry_.reset();  // a Redis registry gives our streams up as it stops
     hooks_.stop();      // after the sessions, whose ends may have queued hooks
     blocking_worker_.stop();
+    resolver_.stop();
 }
 
 Error Server::initialize() {
@@ -48,6 +50,8 @@ Error Server::initialize() {
     }
     apply_tcmalloc_release_rate(*config_);
     if (Error err = blocking_worker_.start(); !err.ok()) return SRS_WRAP(err, "blocking worker");
+    if (Error err = start_http_client(); !err.ok()) return SRS_WRAP(err, "http client");
+    hooks_.set_client_options(http_options_);
     if (Error err = connections_.start(); !err.ok()) return SRS_WRAP(err, "connection manager");
     if (Error err = sources_.start(); !err.ok()) return SRS_WRAP(err, "source manager");
     StreamRegistrySetup registry;
@@ -60,6 +64,7 @@ Error Server::initialize() {
         edge_.set_registry(registry_locator_.get());
     }
     if (Error err = edge_.start(); !err.ok()) return SRS_WRAP(err, "edge manager");
+    forward_.set_http_options(http_options_);
     sources_.set_forward_factory(&publish_bridges_);
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
     // After the RTMP listeners: ingests publish to them.
@@ -84,6 +89,20 @@ Error Server::initialize() {
     if (Error err = rtc_->start(read_rtc_server_options(*config_, env)); !err.ok()) return SRS_WRAP(err, "rtc");
     heartbeat_.reset(new Heartbeat(this, http_api_.get()));
     if (Error err = heartbeat_->start(); !err.ok()) return SRS_WRAP(err, "heartbeat");
+    return Error();
+}
+
+Error Server::start_http_client() {
+    if (Error err = resolver_.start(); !err.ok()) return SRS_WRAP(err, "host resolver");
+    http_options_.resolver = &resolver_;
+    http_options_.verify_tls = config_->get(keys::http_client_verify_tls);
+    http_options_.ca_file = config_->get(keys::http_client_ca_file);
+    // Loading the trust store reads files: once, here, not per request.
+    if (Error err = TlsClientContext::create(http_options_.verify_tls, http_options_.ca_file, &http_options_.tls_context);
+        !err.ok()) {
+        return SRS_WRAP(err, "http_client.ca_file");
+    }
+    if (!http_options_.verify_tls) srs_warn("http_client.verify_tls off: https peers are not authenticated");
     return Error();
 }
 

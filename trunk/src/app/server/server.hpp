@@ -32,6 +32,7 @@
 #include "app/conn/tcp_acceptor.hpp"
 #include "core/error.hpp"
 #include "io/blocking_worker.hpp"
+#include "io/host_resolver.hpp"
 #include "io/signal_pipe.hpp"
 
 namespace srs {
@@ -58,6 +59,7 @@ class Server : public TcpClientHandler, public ServerContext {
     const ProcStatsSampler& proc_stats() const override { return proc_stats_; }
     StreamClaims& stream_claims() override { return *claims_; }
     HttpHooks& hooks() override { return hooks_; }
+    const HttpClientOptions& http_client_options() const override { return http_options_; }
 
     // Signal actions, also used by the API.
     Error reload() override;
@@ -73,6 +75,8 @@ class Server : public TcpClientHandler, public ServerContext {
     // keeps the running one if the new one cannot be opened.
     Error listen_exporter(const ExporterOptions& options);
     void close_listeners();
+    // The resolver and http_client_options(), from `http_client { }`.
+    Error start_http_client();
     void on_signal(int signo);
     void graceful_quit();
     void check_parent();
@@ -92,6 +96,10 @@ class Server : public TcpClientHandler, public ServerContext {
     bool api_on_http_port_ = false;
     // Outlives the connections: one may be waiting for a job at shutdown.
     BlockingWorker blocking_worker_;
+    // Outlives every outbound client (heartbeat, forwarders, edge pulls):
+    // they may be waiting for a lookup when they stop.
+    HostResolver resolver_;
+    HttpClientOptions http_options_;  // resolver_ plus the TLS settings
     // Outlives the connections and WebRTC sessions that call or queue hooks.
     HttpHooks hooks_;
     // Outlive the sources, which tell the claims of every unpublish.

@@ -10,11 +10,27 @@
 //   err = c.start("GET", url);                         // connect, send, read the head
 //   while (!eof) err = c.read_body_some(&piece, &eof); // pieces as they arrive
 //
-// Timeouts: connect_timeout for the TCP connect, io_timeout for each read and
-// write, and total_timeout for start() plus read_body_all() together (the
-// one-shot calls), so a peer that trickles a byte now and then cannot hold the
-// caller forever. Streaming reads only use io_timeout.
+// URLs: http:// and https:// (protocol/http/http_url.hpp). A host named by
+// DNS needs options.resolver (HostResolver, looked up off the coroutine
+// thread); without one only literal addresses and localhost work. Every
+// address the name has is tried in turn within connect_timeout.
+//
+// https: TLS over the same coroutine socket (protocol/tls/tls_client.hpp),
+// SNI and the expected certificate name from the URL's host, the chain
+// checked against the system store or ca_file unless verify_tls is off. A
+// refused certificate fails start() with kErrorTlsVerify naming OpenSSL's
+// reason.
+//
+// Timeouts: connect_timeout for the name lookup plus the TCP connect (every
+// address together), and again for the TLS handshake; io_timeout for each
+// read and write, and total_timeout for start() plus read_body_all() together
+// (the one-shot calls), so a peer that trickles a byte now and then cannot
+// hold the caller forever. Streaming reads only use io_timeout.
 // Only the calling coroutine waits; others run meanwhile.
+//
+// Where the server's callers get their options: LiveContext::http_client_options()
+// (app/conn/live_context.hpp) is the base the server built from
+// `http_client { }` with its resolver; copy it and set the timeouts.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +45,10 @@
 namespace srs {
 
 class TcpConn;
+class TlsClient;
+class TlsClientContext;
+class HostResolver;
+struct HttpClientUrl;
 
 struct HttpClientOptions {
     utime_t connect_timeout = 3 * kUsPerSecond;
@@ -40,6 +60,16 @@ struct HttpClientOptions {
     std::string host_header;
     // The User-Agent header; empty: the server's signature. A load tool names itself.
     std::string user_agent;
+    // Resolves host names (not owned); nullptr: literal addresses and localhost only.
+    HostResolver* resolver = nullptr;
+    // https: check the server's certificate (chain and name).
+    bool verify_tls = true;
+    // https: PEM file of trusted CAs; empty: the system store.
+    std::string ca_file;
+    // https: a context made once from verify_tls and ca_file (the server's
+    // base options carry one, so the store is loaded at start, not per
+    // request); nullptr: made on each https start().
+    std::shared_ptr<TlsClientContext> tls_context;
 };
 
 struct HttpClientResult {
@@ -72,11 +102,15 @@ class HttpClient {
     uint64_t send_bytes() const;
 
   private:
+    Error connect(const HttpClientUrl& u);
+    Error handshake(const HttpClientUrl& u);
+    Error send(const std::string& data);
     Error read_more(bool* eof);
     utime_t next_timeout(bool use_deadline) const;
 
     HttpClientOptions options_;
     std::unique_ptr<TcpConn> conn_;
+    std::unique_ptr<TlsClient> tls_;  // https only
     HttpResponseParser parser_;
     std::string pending_;      // body bytes decoded but not handed out yet
     bool peer_closed_ = false;

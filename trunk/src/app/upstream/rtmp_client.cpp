@@ -1,5 +1,8 @@
 #include "app/upstream/rtmp_client.hpp"
 
+#include <vector>
+
+#include "io/host_resolver.hpp"
 #include "protocol/rtmp/rtmp_chunk.hpp"
 
 namespace srs {
@@ -93,14 +96,30 @@ Error RtmpClient::connect(const std::string& url, utime_t timeout_us, bool compl
 Error RtmpClient::do_connect(const std::string& url, utime_t timeout_us, bool complex_handshake) {
     rejection_info_ = Amf0Value();
     if (Error err = parse_rtmp_url(url, &req_); !err.ok()) return SRS_WRAP(err, "url %s", url.c_str());
-    if (!is_ip_literal(req_.host)) {
-        return SRS_ERR(kErrorRtmpClientNoDns, "host %s of %s is not an IP address (no DNS)", req_.host.c_str(),
+    std::vector<std::string> addresses;
+    utime_t until = monotonic_us() + timeout_us;
+    if (is_ip_literal(req_.host)) {
+        addresses.push_back(req_.host);
+    } else if (!resolver_) {
+        return SRS_ERR(kErrorRtmpClientNoDns, "host %s of %s is not an IP address (no resolver)", req_.host.c_str(),
                        url.c_str());
+    } else if (Error err = resolver_->resolve(req_.host, timeout_us, &addresses); !err.ok()) {
+        return SRS_WRAP(err, "url %s", url.c_str());
     }
 
+    // Each address in turn, all within the one timeout.
     TcpConn* raw = nullptr;
-    if (Error err = TcpConn::connect(req_.host, req_.port, timeout_us, &raw); !err.ok()) {
-        return SRS_WRAP(err, "tcp connect %s:%d", req_.host.c_str(), req_.port);
+    Error last;
+    for (const std::string& ip : addresses) {
+        utime_t left = timeout_us < 0 ? -1 : until - monotonic_us();
+        if (timeout_us >= 0 && left <= 0) break;
+        last.ignore();
+        last = TcpConn::connect(ip, req_.port, left, &raw);
+        if (last.ok()) break;
+    }
+    if (!raw) {
+        if (last.ok()) return SRS_ERR(kErrorSocketTimeout, "tcp connect %s:%d: timed out", req_.host.c_str(), req_.port);
+        return SRS_WRAP(last, "tcp connect %s:%d", req_.host.c_str(), req_.port);
     }
     sock_.reset(raw);
     sock_->set_recv_timeout(timeout_us);

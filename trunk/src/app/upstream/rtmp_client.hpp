@@ -10,9 +10,10 @@
 //   for (RtmpMessage msg;;) { if (Error err = client.recv_message(&msg); !err.ok()) break; ... }
 //
 // Contract:
-// - connect() takes numeric hosts only (no DNS: it would block every
-//   coroutine); the port defaults to 1935. The timeout bounds the TCP connect
-//   and is then the socket's receive and send timeout for every later call,
+// - connect() takes numeric hosts, and names when given a resolver
+//   (set_resolver: the server's HostResolver looks them up off the coroutine
+//   thread; every address is tried in turn); the port defaults to 1935. The
+//   timeout bounds the lookup plus the TCP connects and is then the socket's receive and send timeout for every later call,
 //   until set_recv_timeout()/set_send_timeout() change it. A failed connect()
 //   leaves nothing open, so it can be called again.
 // - connect()/play()/publish() return once the server said yes; a refusal
@@ -45,6 +46,8 @@
 
 namespace srs {
 
+class HostResolver;
+
 // A short name for what kind of failure ended a client session, for counters
 // and reports: "connect", "timeout", "closed", "io", "rejected", "handshake",
 // "protocol", "interrupted" or "other".
@@ -62,6 +65,8 @@ class RtmpClient {
     // The tcUrl sent in connect instead of the URL's (an edge names the
     // origin's vhost there while it connects to the origin's IP); "": the URL's.
     void set_tc_url(const std::string& tc_url) { tc_url_ = tc_url; }
+    // Resolves host names (not owned); nullptr: numeric hosts only.
+    void set_resolver(HostResolver* resolver) { resolver_ = resolver; }
     // Buffer length announced to the server after play (SetBufferLength), ms.
     void set_buffer_length_ms(uint32_t ms) { buffer_length_ms_ = ms; }
 
@@ -153,6 +158,7 @@ class RtmpClient {
     bool playing_ = false;
     bool publishing_ = false;
     std::string tc_url_;
+    HostResolver* resolver_ = nullptr;
     Amf0Value server_info_;
     Amf0Value rejection_info_;
     RtmpStatus last_status_;

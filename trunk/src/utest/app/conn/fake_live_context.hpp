@@ -47,6 +47,7 @@ class FakeLiveContext : public ServerContext {
     ProcStatsSampler& mutable_stats() { return stats_; }
     StreamClaims& stream_claims() override { return claims_; }
     HttpHooks& hooks() override { return hooks_; }
+    const HttpClientOptions& http_client_options() const override { return http_options_; }
 
   private:
     std::shared_ptr<const Config> config_;
@@ -54,6 +55,7 @@ class FakeLiveContext : public ServerContext {
     ClientRegistry clients_;
     NoStreamPuller puller_;
     ProcStatsSampler stats_;
+    HttpClientOptions http_options_;
     MemoryStreamRegistry registry_;
     StreamClaims claims_{&registry_, "rtmp://127.0.0.1:1935", &sources_};
     HttpHooks hooks_{[this] { return config_; }, HttpClientOptions()};

@@ -11,6 +11,7 @@
 #include "app/upstream/http_client.hpp"
 #include "core/version.hpp"
 #include "io/coroutine.hpp"
+#include "io/host_resolver.hpp"
 #include "io/runtime.hpp"
 #include "io/socket.hpp"
 #include "protocol/http/http_request.hpp"
@@ -239,4 +240,65 @@ TEST_F(HttpClientTest, GarbageTruncatedRefusedAndTooLarge) {
     HttpClientResult r;
     EXPECT_EQ(code(http_get("http://127.0.0.1:" + std::to_string(free_port) + "/", {}, &r)), kErrorSocketConnect);
     EXPECT_EQ(code(http_get("http://example.com/", {}, &r)), kErrorHttpClientBadUrl);
+}
+
+TEST_F(HttpClientTest, NameResolvedAndEachAddressTriedInTurn) {
+    ScriptedServer srv({{"HTTP/1.1 204 No Content\r\n\r\n"}});
+    ASSERT_TRUE(ok(srv.start()));
+    HostResolverOptions ro;
+    ro.lookup = [](const std::string& name) {
+        HostAnswer a;
+        // 127.0.0.2 on the server's port refuses: the client goes on to 127.0.0.1.
+        if (name == "manager.test") a.addresses = {"127.0.0.2", "127.0.0.1"};
+        else a.error = "Name or service not known";
+        return a;
+    };
+    HostResolver resolver(ro);
+    ASSERT_TRUE(ok(resolver.start()));
+    HttpClientOptions o;
+    o.resolver = &resolver;
+    HttpClientResult r;
+    const std::string port = std::to_string(srv.port());
+    ASSERT_TRUE(ok(http_post("http://Manager.Test.:" + port + "/hb", "application/json", "{}", o, &r)));
+    srv.stop();
+    EXPECT_EQ(r.head.status, 204);
+    ASSERT_NE(srv.request().header("Host"), nullptr);
+    EXPECT_EQ(*srv.request().header("Host"), "Manager.Test.:" + port);  // as the URL spells it
+
+    Error err = http_get("http://unknown.test:" + port + "/", o, &r);
+    EXPECT_EQ(err.code(), kErrorDnsResolve);
+    EXPECT_NE(err.summary().find("Name or service not known"), std::string::npos) << err.summary();
+    err.ignore();
+    resolver.stop();
+}
+
+TEST_F(HttpClientTest, HttpsToAPlainServerFailsTheHandshake) {
+    ScriptedServer srv({{"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"}});
+    ASSERT_TRUE(ok(srv.start()));
+    HttpClientOptions o;
+    o.verify_tls = false;
+    HttpClientResult r;
+    Error err = http_get("https://127.0.0.1:" + std::to_string(srv.port()) + "/", o, &r);
+    srv.stop();
+    EXPECT_EQ(err.code(), kErrorTlsHandshake) << err.summary();
+    err.ignore();
+}
+
+TEST_F(HttpClientTest, HttpsHandshakeBoundedByTheConnectTimeout) {
+    TcpListener silent("127.0.0.1", 0);
+    ASSERT_TRUE(ok(silent.listen()));  // the kernel completes TCP; nobody ever reads
+    HttpClientOptions o;
+    o.connect_timeout = 300 * kUsPerMs;
+    o.io_timeout = 5 * kUsPerSecond;
+    o.total_timeout = 0;
+    o.verify_tls = false;
+    HttpClientResult r;
+    utime_t t0 = monotonic_us();
+    Error err = http_get("https://127.0.0.1:" + std::to_string(silent.port()) + "/", o, &r);
+    utime_t took = monotonic_us() - t0;
+    EXPECT_TRUE(err.code() == kErrorSocketTimeout || err.code() == kErrorHttpClientTimeout) << err.summary();
+    EXPECT_NE(err.summary().find("TLS handshake"), std::string::npos) << err.summary();
+    err.ignore();
+    EXPECT_GE(took, 250 * kUsPerMs);
+    EXPECT_LT(took, 2 * kUsPerSecond);
 }

@@ -12,6 +12,7 @@
 #include "app/upstream/rtmp_client.hpp"
 #include "app/upstream/rtmp_transport.hpp"
 #include "io/coroutine.hpp"
+#include "io/host_resolver.hpp"
 #include "io/runtime.hpp"
 #include "io/socket.hpp"
 #include "kernel/codec/media_codec.hpp"
@@ -418,6 +419,39 @@ TEST_F(RtmpClientTest, HostMustBeAnAddress) {
     err = client.connect("http://127.0.0.1/live/s", kTimeout);
     EXPECT_TRUE(err.failed());
     err.ignore();
+}
+
+TEST_F(RtmpClientTest, NamesGoThroughTheResolverAndEachAddressIsTried) {
+    // The name's first address has nobody listening; the second is the peer.
+    std::string dead = "127.0.0.2";  // same port, another loopback address: refused
+    HostResolverOptions o;
+    o.lookup = [dead](const std::string& name) {
+        HostAnswer a;
+        if (name == "origin.test") a.addresses = {dead, "127.0.0.1"};
+        else a.error = "Name or service not known";
+        return a;
+    };
+    HostResolver resolver(o);
+    ASSERT_TRUE(resolver.start().ok());
+    Script script = [&](RtmpTransport& t) -> Error {
+        RtmpCommand cmd;
+        if (Error err = expect_command(t, kRtmpCmdConnect, &cmd); !err.ok()) return err;
+        return t.send_command(build_connect_rejected(cmd.transaction_id, "seen"), 0, kRtmpCidOverConnection);
+    };
+    ScriptedPeer peer(script);
+    ASSERT_TRUE(peer.start().ok());
+    RtmpClient client;
+    client.set_resolver(&resolver);
+    Error err = client.connect("rtmp://origin.test:" + std::to_string(peer.port()) + "/live/s", kTimeout);
+    EXPECT_EQ(err.code(), kErrorRtmpClientRejected) << err.summary();  // it reached the peer
+    err.ignore();
+    ASSERT_TRUE(peer.finish().ok());
+
+    Error bad = client.connect("rtmp://nowhere.test/live/s", kTimeout);
+    EXPECT_EQ(bad.code(), kErrorDnsResolve);
+    EXPECT_NE(bad.summary().find("nowhere.test"), std::string::npos) << bad.summary();
+    bad.ignore();
+    resolver.stop();
 }
 
 TEST_F(RtmpClientTest, SilentServerTimesOut) {

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "protocol/http/http_response_parser.hpp"
-#include "protocol/http/http_url.hpp"
 #include "utest/test_util.hpp"
 
 using namespace srs;
@@ -294,24 +293,4 @@ TEST(HttpResponseParser, DefaultLimitsRefuseAHugeHead) {
     for (int i = 0; i < 10; i++) many += "X" + std::to_string(i) + ": " + std::string(7000, 'a') + "\r\n";
     many += "\r\n";
     EXPECT_EQ(parse_in_steps(many, 4096).err, kErrorHttpClientBadHeader);
-}
-
-TEST(HttpClientUrl, AcceptsIpsAndLocalhostOnly) {
-    HttpClientUrl u;
-    ASSERT_TRUE(ok(parse_http_client_url("http://127.0.0.1:8085/api/v1/servers", &u)));
-    EXPECT_EQ(u.ip, "127.0.0.1");
-    EXPECT_EQ(u.port, 8085);
-    EXPECT_EQ(u.host_header, "127.0.0.1:8085");
-    EXPECT_EQ(u.target, "/api/v1/servers");
-    ASSERT_TRUE(ok(parse_http_client_url("http://localhost?x=1#frag", &u)));
-    EXPECT_EQ(u.ip, "127.0.0.1");
-    EXPECT_EQ(u.port, 80);
-    EXPECT_EQ(u.target, "/?x=1");
-    ASSERT_TRUE(ok(parse_http_client_url("HTTP://[::1]:1985", &u)));
-    EXPECT_EQ(u.ip, "::1");
-    EXPECT_EQ(u.target, "/");
-    const char* bad[] = {"https://127.0.0.1/", "http://example.com/", "http://127.0.0.1:0/", "http://127.0.0.1:70000/",
-                         "http://a@127.0.0.1/", "http://[::1/", "http:///x", "http://127.0.0.1:/", "http://1.2.3.4/a b",
-                         "ftp://1.2.3.4/"};
-    for (const char* b : bad) EXPECT_EQ(code(parse_http_client_url(b, &u)), kErrorHttpClientBadUrl) << b;
 }

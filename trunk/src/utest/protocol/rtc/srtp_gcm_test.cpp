@@ -273,7 +273,9 @@ TEST(ProtocolSrtpGcm, RtpReplayWindowEdgeAsLibsrtp) {
         std::string ours = verdict(unprotect(&f.ours_client, c, false, &o));
         std::string lib = verdict(unprotect(&f.lib_client, c, false, &o));
         EXPECT_EQ(lib, ours);
-        if (i < 8) EXPECT_EQ(want[i], ours);
+        if (i < 8) {
+            EXPECT_EQ(want[i], ours);
+        }
     }
 }
 
