@@ -406,3 +406,21 @@ def test_merged_read_batches_publisher_reads(srs_factory, media):
     assert rates["off"] > 30, rates
     assert rates["realtime"] > 30, rates
     assert rates["on"] < rates["off"] / 4, rates
+
+
+def test_vhost_given_on_the_tcurl_app(srs, media):
+    """rtmp://host/app?vhost=V/stream, SRS's way to name a vhost from a client
+    that cannot set the stream name's params: the vhost in connect's tcUrl is
+    kept at publish and play (it was lost when the URL was rebuilt)."""
+    conf = srs.base_conf() + "vhost v.test {\n}\n"
+    srs.start(conf)
+    vurl = f"rtmp://127.0.0.1:{srs.rtmp_port}/live?vhost=v.test/s"
+    pub = Publisher(media, vurl)
+    try:
+        assert wait_until(lambda: "fmle-publish v.test/live/s" in srs.log(), 10), srs.log()[-2000:]
+        streams = probe_streams(vurl)
+        assert "video" in streams and "audio" in streams, streams
+        assert "play v.test/live/s" in srs.log(), srs.log()[-2000:]
+        assert "__defaultVhost__/live/s" not in srs.log()
+    finally:
+        pub.stop()

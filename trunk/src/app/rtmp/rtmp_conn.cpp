@@ -97,6 +97,7 @@ Error RtmpServerConnection::connect_app() {
     if (Error err = discover_rtmp_request(connect.tc_url, "", &req_); !err.ok()) {
         return SRS_WRAP(err, "tcUrl %s", connect.tc_url.c_str());
     }
+    connect_tc_url_ = connect.tc_url;
     object_encoding_ = connect.object_encoding;
     const std::string asked_vhost = req_.vhost;
     req_.vhost = resolve_vhost(req_.vhost);

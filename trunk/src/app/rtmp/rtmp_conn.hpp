@@ -76,6 +76,9 @@ class RtmpServerConnection : public Connection {
     LiveContext* ctx_;
     RtmpTransport transport_;
     RtmpRequestInfo req_;
+    // connect's tcUrl as sent: publish and play read the stream name against
+    // it, so a vhost given as ?vhost= (or other params) on the app is kept.
+    std::string connect_tc_url_;
     void update_info(ClientKind kind);
     double object_encoding_ = 0;
     uint32_t stream_id_ = 1;

@@ -70,7 +70,7 @@ class RtmpPlayWriter : public PlayerWriter {
 };
 
 Error RtmpServerConnection::play(const std::string& stream_name) {
-    if (Error err = discover_rtmp_request(req_.tc_url(), stream_name, &req_); !err.ok()) {
+    if (Error err = discover_rtmp_request(connect_tc_url_, stream_name, &req_); !err.ok()) {
         return SRS_WRAP(err, "play %s", stream_name.c_str());
     }
     const std::string asked_vhost = req_.vhost;

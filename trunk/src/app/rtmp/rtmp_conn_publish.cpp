@@ -27,7 +27,7 @@ class PublishGuard {
 }  // namespace
 
 Error RtmpServerConnection::publish(const std::string& stream_name, bool fmle) {
-    if (Error err = discover_rtmp_request(req_.tc_url(), stream_name, &req_); !err.ok()) {
+    if (Error err = discover_rtmp_request(connect_tc_url_, stream_name, &req_); !err.ok()) {
         return SRS_WRAP(err, "publish %s", stream_name.c_str());
     }
     const std::string asked_vhost = req_.vhost;
