@@ -214,7 +214,13 @@ def test_cluster_script_starts_reports_and_stops(tmp_path):
             assert f.exists(), r.stdout
             pids.append(int(f.read_text().strip()))
         assert len(set(pids)) == 4
-        # Each process answers on its own API port with its own pid.
+        # Each process answers on its own API port with its own pid. The
+        # script returns once every pid file is written, which is before the
+        # listeners: a client (this test too) retries until they answer.
+        for port in [origin_api] + [api_base + k for k in (1, 2, 3)]:
+            assert wait_until(lambda: can_connect(port), 10), f"API port {port} never answered"
+        assert wait_until(lambda: all("RTC: server listen" in (run / f"edge-{k}.log").read_text()
+                                      for k in (1, 2, 3)), 10)
         assert api_get(origin_api, "/api/v1/summaries")["pid"] == str(pids[0])
         for k in (1, 2, 3):
             j = api_get(api_base + k, "/api/v1/summaries")
