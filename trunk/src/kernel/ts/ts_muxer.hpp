@@ -33,8 +33,11 @@
 //   every audio frame when audio is alone).
 // - Continuity counters per PID that never reset, not even across segments:
 //   a segment played alone starts at any CC (a demuxer takes the first it
-//   sees), and segments played one after another (hls.js appends them to one
-//   buffer; ffmpeg's HLS demuxer and `cat *.ts` make one stream) stay continuous.
+//   sees), and segments read one after another (ffmpeg's HLS demuxer, `cat
+//   *.ts`) stay continuous, so ffmpeg reports no CC gap at a segment boundary.
+//   hls.js does not read the CC at all; what it needs is a PAT near the start
+//   of every segment (its probe looks for one) and the PMT before the media
+//   packets, which start_segment() gives.
 //
 // HLS cuts a segment before a video keyframe: check the frame about to be
 // written (the FLV frame type, is_video_keyframe()), call start_segment() on
