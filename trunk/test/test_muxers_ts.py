@@ -113,7 +113,8 @@ def make_case(kind, d: Path):
 # ---- what ffprobe sees ----
 
 def probe(ts):
-    """{codec_type: {codec, duration, frames, first_pts, last_pts, packets}} and ffprobe's stderr."""
+    """{codec_type: {codec, duration, frames, first_pts, last_pts, packets}} and ffprobe's stderr
+    (duration None where ffprobe gives none, as for a playlist)."""
     r = run(["ffprobe", "-v", "error", "-count_frames", "-show_streams", "-show_packets",
              "-show_entries", "stream=index,codec_type,codec_name,duration,nb_read_frames:"
                               "packet=stream_index,pts_time", "-of", "json", str(ts)])
@@ -124,7 +125,7 @@ def probe(ts):
         pts = [float(p["pts_time"]) for p in info["packets"]
                if p["stream_index"] == s["index"] and p.get("pts_time") not in (None, "N/A")]
         out[s["codec_type"]] = {
-            "codec": s["codec_name"], "duration": float(s["duration"]), "frames": int(s["nb_read_frames"]),
+            "codec": s["codec_name"], "duration": float(s["duration"]) if "duration" in s else None, "frames": int(s["nb_read_frames"]),
             "first_pts": min(pts), "last_pts": max(pts), "packets": len(pts)}
     return out, r.stderr
 
@@ -248,3 +249,42 @@ def test_audio_only_and_garbage(workdir):
     assert r.returncode == 1
     assert "FLV" in r.stderr or "flv" in r.stderr
     assert not out.exists()
+
+
+def test_segments_as_hls(workdir):
+    """srs_mux_ts -s 2: segments cut before keyframes through the muxer's
+    start_segment(). ffprobe reads the playlist (ffmpeg's HLS demuxer) with the
+    same frames as the whole file and no error; every segment starts with PAT
+    and PMT and its first video frame is a keyframe; the segments put end to
+    end keep every PID's continuity counter going."""
+    assert MUX.exists()
+    d = workdir / "segments"
+    d.mkdir()
+    flv, _ = make_case("h264_aac", d)
+    r = run([str(MUX), "-s", "2", str(flv), str(d / "live.ts")])
+    assert r.returncode == 0, r.stderr
+    playlist = (d / "live.m3u8").read_text()
+    names = [line for line in playlist.splitlines() if line.endswith(".ts")]
+    extinf = [float(line[8:].rstrip(",")) for line in playlist.splitlines() if line.startswith("#EXTINF:")]
+    assert len(names) == 5 and playlist.endswith("#EXT-X-ENDLIST\n"), playlist
+    assert all(1.9 <= x <= 2.2 for x in extinf), extinf
+    assert abs(sum(extinf) - SECONDS) < 0.2
+
+    r = run([str(MUX), str(flv), str(d / "whole.ts")])
+    assert r.returncode == 0, r.stderr
+    whole, _ = probe(d / "whole.ts")
+    got, errors = probe(d / "live.m3u8")
+    assert errors == "", errors[:2000]
+    for media in ("video", "audio"):
+        assert got[media]["frames"] == whole[media]["frames"], (media, got, whole)
+
+    joined = b""
+    for name in names:
+        data = (d / name).read_bytes()
+        assert data[1:3] == b"\x40\x00", f"{name} does not start with a PAT"
+        assert check_packets(data)["sections"] >= 2
+        r = run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "packet=flags",
+                 "-of", "csv=p=0", str(d / name)])
+        assert r.stdout.splitlines()[0].startswith("K"), (name, r.stdout[:100])
+        joined += data
+    check_packets(joined)  # asserts continuity across the segment boundaries

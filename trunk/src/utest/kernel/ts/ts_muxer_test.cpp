@@ -477,3 +477,20 @@ TEST(TsDemuxer, BrokenStreams) {
     ASSERT_TRUE(ok(t.feed(u8(good), kTsPacketSize + 100, &used, &out)));
     EXPECT_EQ(used, kTsPacketSize);
 }
+
+TEST(TsMuxer, TimestampsWrapAt33Bits) {
+    TsMuxer mux;
+    ASSERT_TRUE(ok(mux.set_tracks(VideoCodec::kUnknown, AudioCodec::kMP3)));
+    std::string out, mp3(100, 'm');
+    const int64_t wrap_ms = ((int64_t(1) << 33) + 89) / 90;  // the first ms past 2^33 ticks
+    ASSERT_TRUE(ok(mux.write_audio(wrap_ms - 1, u8(mp3), mp3.size(), &out)));
+    ASSERT_TRUE(ok(mux.write_audio(wrap_ms + 100, u8(mp3), mp3.size(), &out)));
+    ASSERT_TRUE(ok(mux.write_audio(-10, u8(mp3), mp3.size(), &out)));
+    TsDemuxer demux;
+    std::vector<TsPes> pes = demux_all(out, &demux);
+    ASSERT_EQ(pes.size(), 3u);
+    EXPECT_EQ(pes[0].pts, uint64_t(wrap_ms - 1) * 90);
+    EXPECT_EQ(pes[1].pts, uint64_t(wrap_ms + 100) * 90 - (uint64_t(1) << 33));
+    EXPECT_EQ(pes[2].pts, (uint64_t(1) << 33) - 900);
+    EXPECT_EQ(demux.stats().last_pcr27m, ((uint64_t(1) << 33) - 900) * 300);
+}
