@@ -147,6 +147,7 @@ def check_packets(data):
     pcr_pids = set()
     sections = 0
     pmt_pid = None
+    stream_types = {}  # PID -> stream_type from the last PMT
     for off in range(0, len(data), TS_PACKET):
         p = data[off:off + TS_PACKET]
         assert p[0] == 0x47, f"sync lost at {off}"
@@ -169,8 +170,14 @@ def check_packets(data):
             assert crc32_mpeg2(p[start:start + length]) == 0, f"section CRC on PID {pid:#x}"
             if pid == 0:
                 pmt_pid = (p[start + 10] & 0x1f) << 8 | p[start + 11]
+            else:
+                pos = start + 12 + ((p[start + 10] & 0x0f) << 8 | p[start + 11])
+                while pos < start + length - 4:
+                    stream_types[(p[pos + 1] & 0x1f) << 8 | p[pos + 2]] = p[pos]
+                    pos += 5 + ((p[pos + 3] & 0x0f) << 8 | p[pos + 4])
             sections += 1
-    return {"pids": set(last_cc), "pcr_pids": pcr_pids, "sections": sections, "pmt_pid": pmt_pid}
+    return {"pids": set(last_cc), "pcr_pids": pcr_pids, "sections": sections, "pmt_pid": pmt_pid,
+            "stream_types": sorted(stream_types.values())}
 
 
 CASES = {
@@ -221,26 +228,40 @@ def test_ours_matches_ffmpeg(kind, workdir):
     assert layer["pmt_pid"] == 0x1001
     assert layer["pids"] == {0x0, 0x1001, 0x100, 0x101}
     assert layer["pcr_pids"] == {0x100}
+    assert layer["stream_types"] == check_packets(theirs.read_bytes())["stream_types"]
 
 
-def test_audio_only_and_garbage(workdir):
-    """An MP3-only FLV: the PCR moves to the audio PID; a file that is not FLV
-    is refused with a message and no output."""
+@pytest.mark.parametrize("rate", [44100, 22050])
+def test_audio_only(rate, workdir):
+    """An MP3-only FLV: the PCR moves to the audio PID; MPEG-1 (44.1 kHz) and
+    MPEG-2 (22.05 kHz) MP3 get the stream_type ffmpeg gives them (3 and 4)."""
     assert MUX.exists()
-    d = workdir / "audio_only"
+    d = workdir / f"audio_only_{rate}"
     d.mkdir()
     flv = d / "mp3.flv"
-    ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-t", "5",
+    ffmpeg(["-f", "lavfi", "-i", f"sine=frequency=440:sample_rate={rate}", "-t", "5",
             "-c:a", "libmp3lame", "-b:a", "64k", "-f", "flv", str(flv)])
-    ours = d / "ours.ts"
+    ours, theirs = d / "ours.ts", d / "ffmpeg.ts"
     r = run([str(MUX), str(flv), str(ours)])
     assert r.returncode == 0, r.stderr
+    ffmpeg(["-i", str(flv), "-c", "copy", "-muxdelay", "0", "-muxpreload", "0", "-f", "mpegts", str(theirs)])
     got, errors = probe(ours)
+    want, _ = probe(theirs)
     assert errors == ""
     assert list(got) == ["audio"] and got["audio"]["codec"] == "mp3"
     assert abs(got["audio"]["duration"] - 5) < 0.1
+    assert got["audio"]["frames"] == want["audio"]["frames"]
     layer = check_packets(ours.read_bytes())
     assert layer["pcr_pids"] == {0x101}
+    assert layer["stream_types"] == [3 if rate == 44100 else 4]
+    assert layer["stream_types"] == check_packets(theirs.read_bytes())["stream_types"]
+
+
+def test_garbage(workdir):
+    """A file that is not FLV is refused with a message and no output."""
+    assert MUX.exists()
+    d = workdir / "garbage"
+    d.mkdir()
 
     bad = d / "bad.flv"
     bad.write_bytes(b"not an flv file at all" * 10)

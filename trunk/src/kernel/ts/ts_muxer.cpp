@@ -26,7 +26,11 @@ Error TsMuxer::set_tracks(VideoCodec video, AudioCodec audio) {
     }
     if (video == video_ && audio == audio_) return Error();
     if (video != video_) video_params_ = TsVideoParameterSets();
-    if (audio != audio_) have_adts_ = false;
+    if (audio != audio_) {
+        have_adts_ = false;
+        mp3_type_known_ = false;
+        mp3_stream_type_ = kTsStreamMp3;
+    }
     video_ = video;
     audio_ = audio;
     if (psi_written_) pmt_version_ = (pmt_version_ + 1) & 0x1f;
@@ -54,6 +58,20 @@ Error TsMuxer::set_audio_sequence_header(const uint8_t* asc, size_t n) {
     return Error();
 }
 
+// MPEG audio frame header: sync (11 bits), version (2: 00 MPEG-2.5, 10
+// MPEG-2, 11 MPEG-1), layer (2), ... The first frame decides; a change of
+// stream_type after PAT/PMT went out is a new PMT version.
+void TsMuxer::note_mp3_version(const uint8_t* data, size_t n) {
+    if (mp3_type_known_) return;
+    mp3_type_known_ = true;
+    if (n < 2 || data[0] != 0xff || (data[1] & 0xe0) != 0xe0) return;
+    uint8_t type = ((data[1] >> 3) & 0x03) == 0x03 ? kTsStreamMp3 : kTsStreamMp3Mpeg2;
+    if (type == mp3_stream_type_) return;
+    mp3_stream_type_ = type;
+    if (psi_written_) pmt_version_ = (pmt_version_ + 1) & 0x1f;
+    psi_pending_ = true;
+}
+
 uint16_t TsMuxer::pcr_pid() const {
     return video_ != VideoCodec::kUnknown ? options_.video_pid : options_.audio_pid;
 }
@@ -65,7 +83,8 @@ void TsMuxer::write_psi(std::string* out) {
         streams.push_back({video_ == VideoCodec::kH265 ? kTsStreamH265 : kTsStreamH264, options_.video_pid});
     }
     if (audio_ != AudioCodec::kUnknown) {
-        streams.push_back({audio_ == AudioCodec::kAAC ? kTsStreamAac : kTsStreamMp3, options_.audio_pid});
+        uint8_t type = audio_ == AudioCodec::kAAC ? uint8_t(kTsStreamAac) : mp3_stream_type_;
+        streams.push_back({type, options_.audio_pid});
     }
     ts_write_pat(options_.transport_stream_id, options_.pmt_pid, 0, &cc_pat_, out);
     ts_write_pmt(options_.pmt_pid, pcr_pid(), pmt_version_, streams, &cc_pmt_, out);
@@ -95,16 +114,16 @@ Error TsMuxer::write_video(int64_t dts_ms, int64_t pts_ms, const uint8_t* nalus,
         stats_.errors++;
         return SRS_ERR(kErrorTsMux, "a video frame without a video track");
     }
+    // Video PES are unbounded (PES_packet_length 0), so the header does not
+    // depend on the size and the Annex B access unit is written right after it.
+    pes_.clear();
+    ts_write_pes_header(kTsStreamIdVideo, to_90k(pts_ms), to_90k(dts_ms), 0, true, &pes_);
     bool key = false;
-    es_.clear();
-    Error err = ts_annexb_from_avcc(video_, video_params_, nalus, n, &es_, &key);
+    Error err = ts_annexb_from_avcc(video_, video_params_, nalus, n, &pes_, &key);
     if (!err.ok()) {
         stats_.errors++;
         return SRS_WRAP(err, "ts video frame at dts %lld", static_cast<long long>(dts_ms));
     }
-    pes_.clear();
-    ts_write_pes_header(kTsStreamIdVideo, to_90k(pts_ms), to_90k(dts_ms), es_.size(), true, &pes_);
-    pes_.append(es_);
 
     size_t before = out->size();
     maybe_write_psi(dts_ms, out);
@@ -144,6 +163,7 @@ Error TsMuxer::write_audio(int64_t dts_ms, const uint8_t* data, size_t n, std::s
         ts_write_adts_header(adts, adts_, n);
         pes_.append(reinterpret_cast<const char*>(adts), sizeof(adts));
     } else {
+        note_mp3_version(data, n);
         ts_write_pes_header(kTsStreamIdAudio, to_90k(dts_ms), to_90k(dts_ms), n, false, &pes_);
     }
     pes_.append(reinterpret_cast<const char*>(data), n);

@@ -3,6 +3,8 @@
 //
 // One program (program_number 1) with at most one video stream (H.264 or
 // H.265, PID 0x100) and one audio stream (AAC as ADTS or MP3, PID 0x101).
+// MP3's stream_type follows its first frame: 0x03 for MPEG-1 (32 kHz and up),
+// 0x04 for MPEG-2/2.5 (below), as ffmpeg writes them.
 //
 // Use (HLS, HTTP-TS, tools):
 //
@@ -125,19 +127,21 @@ class TsMuxer {
     void write_psi(std::string* out);
     void maybe_write_psi(int64_t dts_ms, std::string* out);
     uint16_t pcr_pid() const;
+    void note_mp3_version(const uint8_t* data, size_t n);
 
     TsMuxerOptions options_;
     VideoCodec video_ = VideoCodec::kUnknown;
     AudioCodec audio_ = AudioCodec::kUnknown;
     TsVideoParameterSets video_params_;
     bool have_adts_ = false;
+    uint8_t mp3_stream_type_ = kTsStreamMp3;  // from the first MP3 frame's version bits
+    bool mp3_type_known_ = false;
     TsAdtsConfig adts_;
     uint8_t pmt_version_ = 0;
     bool psi_pending_ = true;
     bool psi_written_ = false;
     int64_t last_psi_dts_ = 0;
     uint8_t cc_pat_ = 0, cc_pmt_ = 0, cc_video_ = 0, cc_audio_ = 0;
-    std::string es_;   // scratch: the Annex B access unit
     std::string pes_;  // scratch: the PES being built
     TsMuxerStats stats_;
 };

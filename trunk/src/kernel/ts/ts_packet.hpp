@@ -30,7 +30,8 @@ constexpr uint64_t kTsPtsMask = (uint64_t(1) << 33) - 1;  // PTS/DTS/PCR base ar
 
 // stream_type values of the PMT (ISO 13818-1 Table 2-34 and its amendments).
 enum TsStreamType : uint8_t {
-    kTsStreamMp3 = 0x03,   // ISO 11172-3 (MPEG-1 audio): what ffmpeg writes for MP3
+    kTsStreamMp3 = 0x03,       // ISO 11172-3 (MPEG-1 audio): MP3 at 32, 44.1, 48 kHz
+    kTsStreamMp3Mpeg2 = 0x04,  // ISO 13818-3 (MPEG-2 audio): MP3 below 32 kHz (ffmpeg's choice too)
     kTsStreamAac = 0x0f,   // ISO 13818-7 audio with ADTS transport syntax
     kTsStreamH264 = 0x1b,  // AVC, Annex B byte stream
     kTsStreamH265 = 0x24,  // HEVC, Annex B byte stream

@@ -494,3 +494,27 @@ TEST(TsMuxer, TimestampsWrapAt33Bits) {
     EXPECT_EQ(pes[2].pts, (uint64_t(1) << 33) - 900);
     EXPECT_EQ(demux.stats().last_pcr27m, ((uint64_t(1) << 33) - 900) * 300);
 }
+
+TEST(TsMuxer, Mp3StreamTypeFollowsTheMpegVersion) {
+    // MPEG-2 Layer III (22.05 kHz: version bits 10) -> 0x04, as ffmpeg writes it;
+    // MPEG-1 (44.1 kHz: 11) -> 0x03; the PMT changes version when the first
+    // frame comes after PAT/PMT already went out.
+    struct Case {
+        const char* header;
+        uint8_t type;
+    } cases[] = {{"fff39064", kTsStreamMp3Mpeg2}, {"fffb9064", kTsStreamMp3}, {"fff39064", kTsStreamMp3Mpeg2},
+                 {"00000000", kTsStreamMp3}};
+    for (const Case& c : cases) {
+        TsMuxer mux;
+        ASSERT_TRUE(ok(mux.set_tracks(VideoCodec::kUnknown, AudioCodec::kMP3)));
+        std::string out;
+        if (&c == &cases[2]) mux.start_segment(&out);  // PMT (0x03) first, then the frame
+        std::string frame = unhex_string(c.header) + std::string(100, '\0');
+        ASSERT_TRUE(ok(mux.write_audio(0, u8(frame), frame.size(), &out)));
+        TsDemuxer demux;
+        std::vector<TsPes> pes = demux_all(out, &demux);
+        ASSERT_EQ(pes.size(), 1u);
+        EXPECT_EQ(demux.streams().at(0x101), c.type) << c.header;
+        EXPECT_EQ(demux.stats().pmt_version, &c == &cases[2] ? 1 : 0) << c.header;
+    }
+}
