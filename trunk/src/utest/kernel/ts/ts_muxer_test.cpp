@@ -14,6 +14,7 @@
 #include "kernel/ts/ts_es.hpp"
 #include "kernel/ts/ts_muxer.hpp"
 #include "kernel/ts/ts_packet.hpp"
+#include "utest/kernel/ts/ts_vectors.hpp"
 #include "utest/test_util.hpp"
 
 using namespace srs;
@@ -516,5 +517,58 @@ TEST(TsMuxer, Mp3StreamTypeFollowsTheMpegVersion) {
         ASSERT_EQ(pes.size(), 1u);
         EXPECT_EQ(demux.streams().at(0x101), c.type) << c.header;
         EXPECT_EQ(demux.stats().pmt_version, &c == &cases[2] ? 1 : 0) << c.header;
+    }
+}
+
+TEST(TsDemuxer, ReadsFfmpegsOwnTs) {
+    // ffmpeg's muxer does what ours does not: an SDT, PSI repeated, several
+    // AAC frames in one PES, PCR-only adaptation fields. Fed whole, byte by
+    // byte and in 7-byte pieces, our demuxer finds the same PES packets.
+    std::string ts = unhex_string(kFfmpegTinyTs);
+    ASSERT_EQ(ts.size(), 4136u);
+    for (size_t piece : {ts.size(), size_t(1), size_t(7)}) {
+        TsDemuxer demux;
+        std::vector<TsPes> pes;
+        std::string pending;
+        GuardPage guard(ts.size());
+        for (size_t at = 0; at < ts.size(); at += piece) {
+            pending.append(ts, at, piece);
+            const uint8_t* p = guard.place(u8(pending), pending.size());
+            size_t used = 0;
+            ASSERT_TRUE(ok(demux.feed(p, pending.size(), &used, &pes)));
+            pending.erase(0, used);
+        }
+        ASSERT_TRUE(pending.empty());
+        ASSERT_TRUE(ok(demux.flush(&pes)));
+        EXPECT_EQ(demux.stats().packets, 22u);
+        EXPECT_EQ(demux.stats().pat_count, 3u);
+        EXPECT_EQ(demux.stats().pmt_count, 3u);
+        EXPECT_EQ(demux.stats().pmt_pid, 0x1000);
+        EXPECT_EQ(demux.stats().cc_errors, 0u);
+        EXPECT_EQ(demux.stats().orphan_packets, 1u);  // the SDT (PID 0x11)
+        EXPECT_EQ(demux.streams().at(0x100), kTsStreamH264);
+        EXPECT_EQ(demux.streams().at(0x101), kTsStreamAac);
+        std::vector<std::pair<uint64_t, uint64_t>> video;
+        const TsPes* audio = nullptr;
+        for (const TsPes& x : pes) {
+            if (x.pid == 0x100) video.push_back({x.pts, x.dts});
+            if (x.pid == 0x101) audio = &x;
+        }
+        EXPECT_EQ(video, (std::vector<std::pair<uint64_t, uint64_t>>{{144000, 126000}, {162000, 135000}, {153000, 144000}}));
+        ASSERT_NE(audio, nullptr);
+        EXPECT_EQ(audio->pts, 139860u);
+        EXPECT_TRUE(pes[0].random_access);
+        // The audio PES holds 8 whole ADTS frames.
+        size_t frames = 0, at = 0;
+        const std::string& a = audio->payload;
+        while (at + 7 <= a.size() && static_cast<uint8_t>(a[at]) == 0xff) {
+            size_t len = (uint32_t(static_cast<uint8_t>(a[at + 3]) & 0x03) << 11) |
+                         (uint32_t(static_cast<uint8_t>(a[at + 4])) << 3) | (static_cast<uint8_t>(a[at + 5]) >> 5);
+            ASSERT_GE(len, 7u);
+            at += len;
+            frames++;
+        }
+        EXPECT_EQ(at, a.size());
+        EXPECT_EQ(frames, 8u);
     }
 }
