@@ -89,7 +89,7 @@ Error ts_parse_hevc_record(const uint8_t* record, size_t n, TsVideoParameterSets
 }
 
 Error ts_annexb_from_avcc(VideoCodec codec, const TsVideoParameterSets& params, const uint8_t* nalus, size_t n,
-                          std::string* out, bool* keyframe) {
+                          std::string* out, bool* keyframe, bool flagged_keyframe) {
     if (codec != VideoCodec::kH264 && codec != VideoCodec::kH265) {
         return SRS_ERR(kErrorTsMux, "video codec %s is not carried in TS", video_codec_name(codec));
     }
@@ -119,6 +119,7 @@ Error ts_annexb_from_avcc(VideoCodec codec, const TsVideoParameterSets& params, 
         count++;
     }
     if (count == 0) return SRS_ERR(kErrorTsMux, "an access unit with no NALU");
+    irap |= flagged_keyframe;
     *keyframe = irap;
 
     // Access unit delimiter: H.264 type 9 with primary_pic_type 7 (any); H.265

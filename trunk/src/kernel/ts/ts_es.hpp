@@ -36,9 +36,12 @@ Error ts_parse_hevc_record(const uint8_t* record, size_t n, TsVideoParameterSets
 // Appends the Annex B form of one access unit to *out. codec is kH264 or
 // kH265; params may have no NALUs (then nothing is inserted). *keyframe is set
 // when the frame holds an IDR (H.264 type 5) or IRAP (H.265 types 16..21)
-// slice. AUD NALUs of the input are dropped (one is written first).
+// slice, or when flagged_keyframe says the container marks it as one (an
+// H.264 I frame with a recovery point instead of an IDR): such a frame gets
+// the parameter sets too, so decoding can start there. AUD NALUs of the input
+// are dropped (one is written first).
 Error ts_annexb_from_avcc(VideoCodec codec, const TsVideoParameterSets& params, const uint8_t* nalus, size_t n,
-                          std::string* out, bool* keyframe);
+                          std::string* out, bool* keyframe, bool flagged_keyframe = false);
 
 // What an ADTS header needs from an AudioSpecificConfig.
 struct TsAdtsConfig {

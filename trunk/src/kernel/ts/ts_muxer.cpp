@@ -109,7 +109,7 @@ void TsMuxer::start_segment(std::string* out) {
 }
 
 Error TsMuxer::write_video(int64_t dts_ms, int64_t pts_ms, const uint8_t* nalus, size_t n, std::string* out,
-                           bool* keyframe) {
+                           bool* keyframe, bool flagged_keyframe) {
     if (video_ == VideoCodec::kUnknown) {
         stats_.errors++;
         return SRS_ERR(kErrorTsMux, "a video frame without a video track");
@@ -119,7 +119,7 @@ Error TsMuxer::write_video(int64_t dts_ms, int64_t pts_ms, const uint8_t* nalus,
     pes_.clear();
     ts_write_pes_header(kTsStreamIdVideo, to_90k(pts_ms), to_90k(dts_ms), 0, true, &pes_);
     bool key = false;
-    Error err = ts_annexb_from_avcc(video_, video_params_, nalus, n, &pes_, &key);
+    Error err = ts_annexb_from_avcc(video_, video_params_, nalus, n, &pes_, &key, flagged_keyframe);
     if (!err.ok()) {
         stats_.errors++;
         return SRS_WRAP(err, "ts video frame at dts %lld", static_cast<long long>(dts_ms));
@@ -194,7 +194,8 @@ Error TsMuxer::write_flv_tag(uint8_t tag_type, uint32_t timestamp_ms, const uint
         }
         if (info.sequence_header) return set_video_sequence_header(info.data, info.size);
         int64_t dts = timestamp_ms;
-        Error err = write_video(dts, dts + info.composition_time, info.data, info.size, out);
+        Error err = write_video(dts, dts + info.composition_time, info.data, info.size, out, nullptr,
+                                info.frame_type == kVideoFrameKey);
         if (err.ok() && written) *written = true;
         return err;
     }

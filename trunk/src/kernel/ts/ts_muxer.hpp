@@ -101,9 +101,11 @@ class TsMuxer {
     Error set_audio_sequence_header(const uint8_t* asc, size_t n);
 
     // One video access unit of length-prefixed NALUs (FLV's form), times in ms.
-    // Sets *keyframe (if given) to whether it held an IDR/IRAP slice.
+    // Sets *keyframe (if given) to whether it held an IDR/IRAP slice or was
+    // flagged_keyframe (the FLV frame type 1, which write_flv_tag passes): a
+    // keyframe gets the parameter sets and the random_access_indicator.
     Error write_video(int64_t dts_ms, int64_t pts_ms, const uint8_t* nalus, size_t n, std::string* out,
-                      bool* keyframe = nullptr);
+                      bool* keyframe = nullptr, bool flagged_keyframe = false);
     // One raw AAC frame (wrapped in ADTS here) or MP3 data (written as is).
     Error write_audio(int64_t dts_ms, const uint8_t* data, size_t n, std::string* out);
 

@@ -572,3 +572,29 @@ TEST(TsDemuxer, ReadsFfmpegsOwnTs) {
         EXPECT_EQ(frames, 8u);
     }
 }
+
+TEST(TsEs, FlaggedKeyframeWithoutIdrGetsParameterSets) {
+    // An H.264 I frame that is not an IDR (slice type 1 NALU, e.g. a recovery
+    // point) but that FLV marks as a keyframe: HLS may cut a segment there.
+    std::string avcc = unhex_string(kAvcc);
+    TsVideoParameterSets ps;
+    ASSERT_TRUE(ok(ts_parse_avc_record(u8(avcc), avcc.size(), &ps)));
+    std::string frame = unhex_string("00000004 419a216c"), out;
+    bool key = false;
+    ASSERT_TRUE(ok(ts_annexb_from_avcc(VideoCodec::kH264, ps, u8(frame), frame.size(), &out, &key, true)));
+    EXPECT_TRUE(key);
+    EXPECT_EQ(out, unhex_string(std::string("0000000109f0 00000001") + kSps + "00000001" + kPps + "00000001419a216c"));
+
+    // Through FLV: frame type 1 with a non-IDR slice -> parameter sets and random_access_indicator.
+    TsMuxer mux;
+    std::string seq = unhex_string(std::string("1700000000") + kAvcc);
+    std::string tag = unhex_string("1701000000 00000004 419a216c");
+    std::string ts;
+    ASSERT_TRUE(ok(mux.write_flv_tag(kFlvTagVideo, 0, u8(seq), seq.size(), &ts)));
+    ASSERT_TRUE(ok(mux.write_flv_tag(kFlvTagVideo, 40, u8(tag), tag.size(), &ts)));
+    TsDemuxer demux;
+    std::vector<TsPes> pes = demux_all(ts, &demux);
+    ASSERT_EQ(pes.size(), 1u);
+    EXPECT_TRUE(pes[0].random_access);
+    EXPECT_EQ(pes[0].payload, out);
+}
