@@ -3,6 +3,7 @@
 //
 //   objs/srs_mux_mp4 fmp4 in.flv out_dir   init.mp4 + seg-1.m4s, seg-2.m4s, ...
 //   objs/srs_mux_mp4 mp4 in.flv out.mp4    one fragmented file, durations patched at close
+//   objs/srs_mux_mp4 recover file.mp4       truncate an unclosed recording to its last complete fragment
 //
 // Options (before the mode): --fragment MS cuts at the first video keyframe
 // once a fragment holds MS (default 2000; audio-only streams cut at MS);
@@ -12,6 +13,9 @@
 // The tracks are the first video and audio sequence headers of the file; a
 // later different header is reported and its track's frames skipped (a new
 // init segment is the server's business, not this tool's).
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -22,13 +26,15 @@
 #include "kernel/flv/flv.hpp"
 #include "kernel/mp4/mp4_flv_input.hpp"
 #include "kernel/mp4/mp4_muxer.hpp"
+#include "kernel/mp4/mp4_recovery.hpp"
 
 using namespace srs;
 
 namespace {
 
 int usage() {
-    fprintf(stderr, "usage: srs_mux_mp4 [--fragment MS] [--no-close] fmp4|mp4 in.flv out_dir|out.mp4\n");
+    fprintf(stderr, "usage: srs_mux_mp4 [--fragment MS] [--no-close] fmp4|mp4 in.flv out_dir|out.mp4\n"
+                    "       srs_mux_mp4 recover file.mp4\n");
     return 2;
 }
 
@@ -178,6 +184,37 @@ Error run(const std::string& mode, const std::string& in, const std::string& out
     return result;
 }
 
+// What the DVR does at start for a recording left unclosed: keep its complete fragments.
+Error recover(const std::string& path) {
+    FILE* f = fopen(path.c_str(), "r+b");
+    if (!f) return SRS_ERR(kErrorFileOpen, "open %s: %s", path.c_str(), strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        fclose(f);
+        return SRS_ERR(kErrorFileRead, "stat %s", path.c_str());
+    }
+    const int fd = fileno(f);
+    Mp4Recovery r;
+    Error err = mp4_scan_recovery(static_cast<uint64_t>(st.st_size),
+                                  [fd](uint64_t offset, size_t n, uint8_t* out, size_t* got) {
+                                      ssize_t k = pread(fd, out, n, static_cast<off_t>(offset));
+                                      if (k < 0) return SRS_ERR(kErrorFileRead, "pread: %s", strerror(errno));
+                                      *got = static_cast<size_t>(k);
+                                      return Error();
+                                  },
+                                  &r);
+    if (err.ok() && r.length == 0) err = SRS_ERR(kErrorMp4Box, "%s has no moov: nothing to recover", path.c_str());
+    if (err.ok() && r.truncated && ftruncate(fd, static_cast<off_t>(r.length)) != 0) {
+        err = SRS_ERR(kErrorFileWrite, "truncate %s: %s", path.c_str(), strerror(errno));
+    }
+    fclose(f);
+    if (err.ok()) {
+        printf("recovered length=%llu of=%lld fragments=%u\n", static_cast<unsigned long long>(r.length),
+               static_cast<long long>(st.st_size), r.fragments);
+    }
+    return err;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -193,6 +230,15 @@ int main(int argc, char** argv) {
         } else {
             return usage();
         }
+    }
+    if (argc - i == 2 && strcmp(argv[i], "recover") == 0) {
+        Error err = recover(argv[i + 1]);
+        if (!err.ok()) {
+            fprintf(stderr, "srs_mux_mp4: %s\n", err.describe().c_str());
+            err.ignore();
+            return 1;
+        }
+        return 0;
     }
     if (argc - i != 3) return usage();
     const std::string mode = argv[i];

@@ -1,7 +1,8 @@
 // libFuzzer target for kernel/mp4's parsers: the box walker (every box inside
 // the input and inside its parent, the same top-level boxes with and without
 // partial tails allowed, a rewrite with Mp4BoxWriter walking back the same),
-// and the OpusHead parser (whose result, written as dOps, must walk back).
+// the recovery scan (a prefix that ends on a box boundary of the input), and
+// the OpusHead parser (whose result, written as dOps, must walk back).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 
 #include "kernel/mp4/mp4_box.hpp"
 #include "kernel/mp4/mp4_codec_boxes.hpp"
+#include "kernel/mp4/mp4_recovery.hpp"
 
 using namespace srs;
 
@@ -70,6 +72,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         size_t top_again = 0;
         for (const Mp4BoxNode& n : again) top_again += n.depth == 0;
         if (top_again != top) abort();
+    }
+
+    Mp4Recovery rec;
+    Error er = mp4_scan_recovery(size,
+                                 [data, size](uint64_t offset, size_t n, uint8_t* out, size_t* got) {
+                                     if (offset > size) abort();
+                                     *got = n < size - offset ? n : static_cast<size_t>(size - offset);
+                                     memcpy(out, data + offset, *got);
+                                     return Error();
+                                 },
+                                 &rec);
+    if (!er.ok() || rec.length > size || (rec.fragments && !rec.has_moov)) abort();
+    if (rec.length) {
+        // The kept prefix rescans to itself.
+        Mp4Recovery again;
+        Error ea = mp4_scan_recovery(rec.length,
+                                     [data](uint64_t offset, size_t n, uint8_t* out, size_t* got) {
+                                         memcpy(out, data + offset, n);
+                                         *got = n;
+                                         return Error();
+                                     },
+                                     &again);
+        if (!ea.ok() || again.length != rec.length || again.fragments != rec.fragments || again.truncated) abort();
     }
 
     OpusConfig opus;
