@@ -46,7 +46,7 @@ EXTRA_RULES = [
 # Every folder of protocol/ (and kernel/) stands alone: protocol/rtc must not
 # include protocol/rtmp, and so on; kernel/rtp may use kernel/codec.
 INDEPENDENT_SIBLINGS = {"protocol": [], "kernel": [("rtp", "codec"), ("rtp", "flv"), ("flv", "codec"),
-                                                ("ts", "codec"), ("ts", "flv")]}
+                                                ("ts", "codec"), ("ts", "flv"), ("mp4", "codec")]}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

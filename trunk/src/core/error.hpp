@@ -123,6 +123,11 @@ enum ErrorCode : int {
     kErrorFlvHeader = 3120,        // FLV file header
     kErrorFlvTagType = 3121,       // FLV tag type or flags
     kErrorFlvTagSize = 3122,       // FLV tag data size
+    // MP4 muxer (kernel/mp4), 3150s.
+    kErrorMp4Box = 3150,     // box parser: a size below its header or past its parent, a truncated header
+    kErrorMp4Track = 3151,   // a track config the muxer cannot write (codec, record, sample rate)
+    kErrorMp4Sample = 3152,  // a sample for no track, with a timestamp going back, or too large
+    kErrorMp4State = 3153,   // a call out of order (samples before the init segment, after close)
     // Redis client (protocol/redis) and the stream registry (app/registry), 3200s.
     kErrorRedisProtocol = 3200,     // the reply bytes break RESP (hiredis's reader said why)
     kErrorRedisReplyTooLarge = 3201,  // a reply over the decoder's byte or element limit
