@@ -238,7 +238,9 @@ TEST(Mp4Muxer, DvrFinishPatchesDurations) {
     const std::string f(5, 'f');
     Mp4FragmentInfo info;
     for (int i = 0; i < 50; i++) {
-        if (i % 25 == 0 && i) ASSERT_TRUE(ok(mux.flush(&file, &info, i * 40)));
+        if (i % 25 == 0 && i) {
+            ASSERT_TRUE(ok(mux.flush(&file, &info, i * 40)));
+        }
         ASSERT_TRUE(ok(mux.add_video(sample(i * 40, 0, i % 25 == 0, f))));
     }
     ASSERT_TRUE(ok(mux.add_audio(sample(1990, 0, true, f))));
