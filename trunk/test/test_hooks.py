@@ -23,6 +23,7 @@ from hooks_server import HooksServer
 from media import Publisher, probe_streams
 from rtmp_raw import RawRtmp, amf0_number, amf0_string, chunk
 from test_http_client import local_host_name, make_ca_and_leaf, make_self_signed
+from test_security import offer_sdp as offer
 
 TIMEOUT_MS = 1000
 COMMON = ["server_id", "service_id", "action", "client_id", "ip", "vhost", "app"]
@@ -272,21 +273,6 @@ def test_edge_calls_on_play(srs_factory, media, hooks):
         assert wait_until(lambda: hooks.of("on_stop"), 5)
     finally:
         pub.stop()
-
-
-def offer(rtc, publish):
-    from aiortc import RTCConfiguration, RTCPeerConnection
-
-    async def go():
-        pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
-        direction = "sendonly" if publish else "recvonly"
-        pc.addTransceiver("audio", direction=direction)
-        pc.addTransceiver("video", direction=direction)
-        await pc.setLocalDescription(await pc.createOffer())
-        sdp = pc.localDescription.sdp
-        await pc.close()
-        return sdp
-    return rtc.run(go(), 10)
 
 
 def post(port, path, body, ctype):

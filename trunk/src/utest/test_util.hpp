@@ -41,6 +41,18 @@ inline std::string unhex_string(const std::string& hex) {
 }
 
 // The same as a byte vector.
+// Lower-case hex of the bytes, two digits a byte: unhex_string's inverse,
+// for comparing built bytes with a capture.
+inline std::string hex_string(const std::string& bytes) {
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : bytes) {
+        out += digits[c >> 4];
+        out += digits[c & 15];
+    }
+    return out;
+}
+
 inline std::vector<uint8_t> unhex(const std::string& hex) {
     std::string s = unhex_string(hex);
     return std::vector<uint8_t>(s.begin(), s.end());

@@ -14,6 +14,7 @@
 #include "io/runtime.hpp"
 #include "io/socket.hpp"
 #include "protocol/http/http_request.hpp"
+#include "utest/io/read_http_request.hpp"
 
 using namespace srs;
 
@@ -41,14 +42,7 @@ class HookServer : public CoroutineHandler {
         if (Error err = listener_.accept(&raw, 10 * kUsPerSecond); !err.ok()) return err;
         std::unique_ptr<TcpConn> conn(raw);
         conn->set_recv_timeout(5 * kUsPerSecond);
-        HttpRequestParser parser;
-        while (!parser.has_request()) {
-            uint8_t buf[4096];
-            size_t n = 0, used = 0;
-            if (Error err = conn->read(buf, sizeof(buf), &n); !err.ok()) return err;
-            if (Error err = parser.feed(buf, n, &used); !err.ok()) return err;
-        }
-        request = parser.take_request();
+        if (Error err = utest::read_http_request(conn.get(), &request); !err.ok()) return err;
         got_request = true;
         if (Error err = conn->write(answer_.data(), answer_.size()); !err.ok()) return err;
         while (trickle_us_ > 0) {

@@ -15,6 +15,7 @@
 #include "io/runtime.hpp"
 #include "io/socket.hpp"
 #include "protocol/http/http_request.hpp"
+#include "utest/io/read_http_request.hpp"
 #include "utest/test_util.hpp"
 
 using namespace srs;
@@ -48,14 +49,7 @@ class ScriptedServer : public CoroutineHandler {
         if (Error err = listener_.accept(&raw, 5 * kUsPerSecond); !err.ok()) return err;
         std::unique_ptr<TcpConn> conn(raw);
         conn->set_recv_timeout(5 * kUsPerSecond);
-        HttpRequestParser parser;
-        while (!parser.has_request()) {
-            uint8_t buf[4096];
-            size_t n = 0, used = 0;
-            if (Error err = conn->read(buf, sizeof(buf), &n); !err.ok()) return err;
-            if (Error err = parser.feed(buf, n, &used); !err.ok()) return err;
-        }
-        req_ = parser.take_request();
+        if (Error err = utest::read_http_request(conn.get(), &req_); !err.ok()) return err;
         for (const Piece& p : pieces_) {
             if (p.delay_before > 0) {
                 if (Error err = sleep_us(p.delay_before); !err.ok()) return err;

@@ -15,15 +15,6 @@ using namespace srs::utest;
 
 namespace {
 
-std::string hex(const std::string& s) {
-    static const char* d = "0123456789abcdef";
-    std::string h;
-    for (unsigned char c : s) {
-        h += d[c >> 4];
-        h += d[c & 15];
-    }
-    return h;
-}
 
 TEST(Mp4BoxWriter, NestedBoxesAndFields) {
     std::string out;
@@ -37,7 +28,7 @@ TEST(Mp4BoxWriter, NestedBoxesAndFields) {
     w.u64(0x0b0c0d0e0f101112ull);
     w.end(inner);
     w.end(outer);
-    EXPECT_EQ(hex(out),
+    EXPECT_EQ(hex_string(out),
               "00000026" "6d6f6f76"                   // moov, 38 bytes
               "0000001e" "6d766864" "01000203"        // mvhd v1 flags 0x203, 30 bytes
               "01" "0203" "040506" "0708090a" "0b0c0d0e0f101112");

@@ -15,15 +15,6 @@ using namespace srs::utest;
 
 namespace {
 
-std::string hex(const std::string& s) {
-    static const char* d = "0123456789abcdef";
-    std::string h;
-    for (unsigned char c : s) {
-        h += d[c >> 4];
-        h += d[c & 15];
-    }
-    return h;
-}
 
 // x264 (ffmpeg 5.1, testsrc 160x96, Main profile, level 1.1): SPS and PPS, and
 // the AVCDecoderConfigurationRecord ffmpeg's FLV muxer wrote for them.
@@ -41,11 +32,11 @@ const char* const kHevcRecord =
 TEST(Mp4CodecBoxes, AvccFromRealSpsPps) {
     std::string record;
     ASSERT_TRUE(ok(h264_build_avcc_record(unhex_string(kSps), unhex_string(kPps), &record)));
-    EXPECT_EQ(hex(record), kAvcRecord);  // the same record ffmpeg wrote
+    EXPECT_EQ(hex_string(record), kAvcRecord);  // the same record ffmpeg wrote
     std::string out;
     Mp4BoxWriter w(&out);
     mp4_write_avcc(&w, record);
-    EXPECT_EQ(hex(out), std::string("0000002d61766343") + kAvcRecord);  // 45 bytes, 'avcC'
+    EXPECT_EQ(hex_string(out), std::string("0000002d61766343") + kAvcRecord);  // 45 bytes, 'avcC'
 
     Mp4TrackConfig track;
     ASSERT_TRUE(ok(mp4_video_track(VideoCodec::kH264, reinterpret_cast<const uint8_t*>(record.data()),
@@ -59,10 +50,10 @@ TEST(Mp4CodecBoxes, VisualSampleEntryLayout) {
     Mp4BoxWriter w(&out);
     mp4_write_visual_entry(&w, false, 160, 96, unhex_string(kAvcRecord));
     ASSERT_EQ(out.size(), 8u + 78u + 45u);
-    EXPECT_EQ(hex(out.substr(0, 8)), "0000008361766331");  // avc1
-    EXPECT_EQ(hex(out.substr(8, 8)), "0000000000000001");  // reserved, data_reference_index 1
-    EXPECT_EQ(hex(out.substr(32, 4)), "00a00060");          // 160 x 96
-    EXPECT_EQ(hex(out.substr(8 + 74, 4)), "0018ffff");      // depth, pre_defined -1
+    EXPECT_EQ(hex_string(out.substr(0, 8)), "0000008361766331");  // avc1
+    EXPECT_EQ(hex_string(out.substr(8, 8)), "0000000000000001");  // reserved, data_reference_index 1
+    EXPECT_EQ(hex_string(out.substr(32, 4)), "00a00060");          // 160 x 96
+    EXPECT_EQ(hex_string(out.substr(8 + 74, 4)), "0018ffff");      // depth, pre_defined -1
     EXPECT_EQ(out.substr(8 + 78 + 4, 4), "avcC");
 }
 
@@ -92,7 +83,7 @@ TEST(Mp4CodecBoxes, EsdsFromRealAudioSpecificConfig) {
     std::string out;
     Mp4BoxWriter w(&out);
     mp4_write_esds(&w, unhex_string("1388"));
-    EXPECT_EQ(hex(out),
+    EXPECT_EQ(hex_string(out),
               "00000027" "65736473" "00000000"  // esds v0, 39 bytes
               "0319" "0000" "00"                // ES_Descriptor (25 bytes): ES_ID 0, flags 0
               "0411" "40" "15" "000000" "00000000" "00000000"  // DecoderConfigDescriptor (17): MPEG-4 audio
@@ -107,8 +98,8 @@ TEST(Mp4CodecBoxes, EsdsFromRealAudioSpecificConfig) {
     EXPECT_EQ(track.channels, 2);
     out.clear();
     mp4_write_mp4a_entry(&w, track.channels, track.sample_rate, track.record);
-    EXPECT_EQ(hex(out.substr(0, 8)), "0000004b6d703461");  // mp4a, 8 + 28 + 39
-    EXPECT_EQ(hex(out.substr(24, 12)), "000200100000" "0000ac44" "0000" + std::string());  // 2 ch, 16 bit, 44100
+    EXPECT_EQ(hex_string(out.substr(0, 8)), "0000004b6d703461");  // mp4a, 8 + 28 + 39
+    EXPECT_EQ(hex_string(out.substr(24, 12)), "000200100000" "0000ac44" "0000" + std::string());  // 2 ch, 16 bit, 44100
     EXPECT_EQ(out.substr(40, 4), "esds");
 }
 
@@ -118,7 +109,7 @@ TEST(Mp4CodecBoxes, EsdsLongConfigUsesFourByteLengths) {
     Mp4BoxWriter w(&out);
     mp4_write_esds(&w, asc);
     // ES_Descriptor length 3 + (5 + 13 + 5 + 200) + 3 = 229 in 4 bytes.
-    EXPECT_EQ(hex(out.substr(12, 5)), "03808081" "65");
+    EXPECT_EQ(hex_string(out.substr(12, 5)), "03808081" "65");
     std::vector<Mp4BoxNode> nodes;
     ASSERT_TRUE(ok(mp4_walk_tree(reinterpret_cast<const uint8_t*>(out.data()), out.size(), &nodes)));
     EXPECT_EQ(nodes[0].box.box_size, out.size());
@@ -136,12 +127,12 @@ TEST(Mp4CodecBoxes, DopsFromRealOpusHead) {
     std::string out;
     Mp4BoxWriter w(&out);
     mp4_write_dops(&w, config);
-    EXPECT_EQ(hex(out), "00000013" "644f7073" "00" "02" "0138" "0000bb80" "0000" "00");
+    EXPECT_EQ(hex_string(out), "00000013" "644f7073" "00" "02" "0138" "0000bb80" "0000" "00");
 
     out.clear();
     mp4_write_opus_entry(&w, config);
     EXPECT_EQ(out.substr(4, 4), "Opus");
-    EXPECT_EQ(hex(out.substr(24, 12)), "000200100000" "0000bb800000");
+    EXPECT_EQ(hex_string(out.substr(24, 12)), "000200100000" "0000bb800000");
 }
 
 TEST(Mp4CodecBoxes, DopsWithChannelMapping) {
@@ -153,7 +144,7 @@ TEST(Mp4CodecBoxes, DopsWithChannelMapping) {
     std::string out;
     Mp4BoxWriter w(&out);
     mp4_write_dops(&w, config);
-    EXPECT_EQ(hex(out), "0000001b" "644f7073" "00" "06" "0138" "0000bb80" "0000" "01" "04" "02" "000401020305");
+    EXPECT_EQ(hex_string(out), "0000001b" "644f7073" "00" "06" "0138" "0000bb80" "0000" "01" "04" "02" "000401020305");
 }
 
 TEST(Mp4CodecBoxes, BrokenOpusHeads) {

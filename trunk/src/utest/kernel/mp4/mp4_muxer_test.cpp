@@ -19,15 +19,6 @@ using namespace srs::utest;
 
 namespace {
 
-std::string hex(const std::string& s) {
-    static const char* d = "0123456789abcdef";
-    std::string h;
-    for (unsigned char c : s) {
-        h += d[c >> 4];
-        h += d[c & 15];
-    }
-    return h;
-}
 
 const char* const kAvcRecord = "014d500bffe10016674d500beca146d80880000003008000000a078912cb01000468ebecb2";
 
@@ -90,7 +81,7 @@ TEST(Mp4Muxer, InitSegmentTree) {
     ASSERT_TRUE(ok(mux.set_track(audio_track())));
     std::string init;
     ASSERT_TRUE(ok(mux.write_init(&init)));
-    EXPECT_EQ(hex(init.substr(0, 32)),
+    EXPECT_EQ(hex_string(init.substr(0, 32)),
               "00000020" "66747970" "69736f36" "00000000" "69736f36" "636d6663" "69736f6d" "6d703431");
     std::vector<Mp4BoxNode> nodes = walk(init);
     EXPECT_EQ(types(nodes),
@@ -102,12 +93,12 @@ TEST(Mp4Muxer, InitSegmentTree) {
               ".mvex ..trex ..trex ");
     // mdhd: version 1, the track timescales 90 kHz and 44.1 kHz.
     std::string mdhd = payload(init, find(nodes, "mdhd"));
-    EXPECT_EQ(hex(mdhd.substr(0, 4)), "01000000");
+    EXPECT_EQ(hex_string(mdhd.substr(0, 4)), "01000000");
     EXPECT_EQ(load_be32(&mdhd[20]), 90000u);
     EXPECT_EQ(load_be32(&payload(init, find(nodes, "mdhd", 1))[20]), 44100u);
     // tkhd of the video: 160x96 in 16.16.
     std::string tkhd = payload(init, find(nodes, "tkhd"));
-    EXPECT_EQ(hex(tkhd.substr(tkhd.size() - 8)), "00a0000000600000");
+    EXPECT_EQ(hex_string(tkhd.substr(tkhd.size() - 8)), "00a0000000600000");
 }
 
 TEST(Mp4Muxer, TrunWithFlagsAndCompositionOffsets) {
@@ -130,13 +121,13 @@ TEST(Mp4Muxer, TrunWithFlagsAndCompositionOffsets) {
 
     std::vector<Mp4BoxNode> nodes = walk(frag);
     EXPECT_EQ(types(nodes), "moof .mfhd .traf ..tfhd ..tfdt ..trun mdat ");
-    EXPECT_EQ(hex(payload(frag, find(nodes, "tfhd"))), "00020000" "00000001");  // default-base-is-moof, track 1
-    EXPECT_EQ(hex(payload(frag, find(nodes, "tfdt"))), "01000000" "0000000000000000");
+    EXPECT_EQ(hex_string(payload(frag, find(nodes, "tfhd"))), "00020000" "00000001");  // default-base-is-moof, track 1
+    EXPECT_EQ(hex_string(payload(frag, find(nodes, "tfdt"))), "01000000" "0000000000000000");
     const std::string trun = payload(frag, find(nodes, "trun"));
     const uint32_t data_offset = find(nodes, "mdat")->box.offset + 8;
     char off[9];
     snprintf(off, sizeof(off), "%08x", data_offset);
-    EXPECT_EQ(hex(trun),
+    EXPECT_EQ(hex_string(trun),
               std::string("00000f01") + "00000003" + off +  // v0; data offset, duration, size, flags, cts; 3 samples
                   "00000e10" "0000000a" "02000000" "00001c20" +  // 40 ms, 10 bytes, sync, cts 80 ms
                   "00000e10" "00000007" "01010000" "00002a30" +  // non-sync, cts 120 ms
@@ -155,8 +146,8 @@ TEST(Mp4Muxer, NegativeCompositionOffsetUsesTrunVersion1) {
     ASSERT_TRUE(ok(mux.flush(&frag, &info)));
     std::vector<Mp4BoxNode> nodes = walk(frag);
     const std::string trun = payload(frag, find(nodes, "trun"));
-    EXPECT_EQ(hex(trun.substr(0, 4)), "01000f01");
-    EXPECT_EQ(hex(trun.substr(12)), "00000e10" "00000004" "02000000" "fffff1f0");  // default 40 ms; -3600
+    EXPECT_EQ(hex_string(trun.substr(0, 4)), "01000f01");
+    EXPECT_EQ(hex_string(trun.substr(12)), "00000e10" "00000004" "02000000" "fffff1f0");  // default 40 ms; -3600
 }
 
 TEST(Mp4Muxer, Tfdt64Bit) {
@@ -170,7 +161,7 @@ TEST(Mp4Muxer, Tfdt64Bit) {
     Mp4FragmentInfo info;
     ASSERT_TRUE(ok(mux.flush(&frag, &info)));
     std::vector<Mp4BoxNode> nodes = walk(frag);
-    EXPECT_EQ(hex(payload(frag, find(nodes, "tfdt"))), "01000000" "0000000218711a00");  // 9,000,000,000
+    EXPECT_EQ(hex_string(payload(frag, find(nodes, "tfdt"))), "01000000" "0000000218711a00");  // 9,000,000,000
     EXPECT_EQ(info.start_ms, dts);
 }
 
@@ -194,13 +185,13 @@ TEST(Mp4Muxer, AudioAndVideoInOneMoofWithStyp) {
     EXPECT_EQ(types(nodes),
               "styp moof .mfhd .traf ..tfhd ..tfdt ..trun .traf ..tfhd ..tfdt ..trun mdat ");
     // Audio: default sample flags in tfhd, no per-sample flags; 23 ms -> 1014 at 44.1 kHz, the last the same.
-    EXPECT_EQ(hex(payload(frag, find(nodes, "tfhd", 1))), "00020020" "00000002" "02000000");
+    EXPECT_EQ(hex_string(payload(frag, find(nodes, "tfhd", 1))), "00020020" "00000002" "02000000");
     const std::string trun = payload(frag, find(nodes, "trun", 1));
-    EXPECT_EQ(hex(trun.substr(0, 8)), "00000301" "00000002");
+    EXPECT_EQ(hex_string(trun.substr(0, 8)), "00000301" "00000002");
     const uint32_t audio_offset = load_be32(&trun[8]);
     const uint32_t moof_at = find(nodes, "moof")->box.offset;
     EXPECT_EQ(frag.substr(moof_at + audio_offset, 12), a1 + a2);
-    EXPECT_EQ(hex(trun.substr(12)), "000003f6" "00000006" "000003f6" "00000006");
+    EXPECT_EQ(hex_string(trun.substr(12)), "000003f6" "00000006" "000003f6" "00000006");
 }
 
 TEST(Mp4Muxer, PartsReportWhetherTheyAreIndependent) {
@@ -359,7 +350,7 @@ TEST(Mp4Muxer, OpusTrackInit) {
     EXPECT_TRUE(info.independent);
     nodes = walk(frag);
     // 20 ms at 48 kHz = 960 for both samples.
-    EXPECT_EQ(hex(payload(frag, find(nodes, "trun")).substr(12)), "000003c0" "00000003" "000003c0" "00000003");
+    EXPECT_EQ(hex_string(payload(frag, find(nodes, "trun")).substr(12)), "000003c0" "00000003" "000003c0" "00000003");
 }
 
 }  // namespace
