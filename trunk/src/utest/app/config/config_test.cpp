@@ -250,16 +250,16 @@ TEST_F(ConfigTest, TypicalSrsConfLoads) {
     EXPECT_TRUE(conf->get(keys::rtc_server_enabled));
     EXPECT_TRUE(conf->get(kDefaultVhost, keys::vhost_http_remux_enabled));
     // One warning per directive that is not implemented yet: stats.network and
-    // .disk and vhost.hls (heartbeat, rtc_server, vhost.rtc.enabled, the
-    // bridges' rtmp_to_rtc and rtc_to_rtmp, vhost.ingest and http_hooks are
-    // implemented).
-    EXPECT_EQ(3u, conf->warnings().size());
+    // .disk and the six vhost.hls rows (heartbeat, rtc_server, vhost.rtc.enabled,
+    // the bridges' rtmp_to_rtc and rtc_to_rtmp, vhost.ingest and http_hooks
+    // are implemented).
+    EXPECT_EQ(8u, conf->warnings().size());
     EXPECT_TRUE(conf->get(kDefaultVhost, keys::vhost_http_hooks_enabled));
     EXPECT_EQ((std::vector<std::string>{"http://127.0.0.1:8085/api/v1/streams", "http://localhost:8085/api/v1/streams"}),
               conf->get(kDefaultVhost, keys::vhost_http_hooks_on_publish));
     EXPECT_EQ(5000, conf->get(kDefaultVhost, keys::vhost_http_hooks_timeout));
     for (const std::string& w : conf->warnings()) EXPECT_EQ(w.find("rtc_server"), std::string::npos) << w;
-    EXPECT_TRUE(contains(conf->warnings(), "t.conf:23: directive vhost.hls is not implemented yet, ignored"));
+    EXPECT_TRUE(contains(conf->warnings(), "t.conf:24: directive vhost.hls.enabled is not implemented yet, ignored"));
 }
 
 TEST_F(ConfigTest, LogLevelV2WinsOverV1) {
@@ -314,17 +314,17 @@ TEST_F(ConfigTest, NotImplementedDirectivesAreAcceptedWithOneWarningEach) {
     auto conf = load(
         "srt_server { enabled on; listen 10080; anything { goes here; } }\n"
         "vhost a {\n"
-        "    hls { enabled on; hls_fragment 10; }\n"
-        "    dvr { enabled on; }\n"
+        "    hds { enabled on; hds_fragment 10; }\n"
+        "    dash { enabled on; }\n"
         "}\n"
-        "vhost b { hls { enabled off; } hds { enabled off; } }\n"
+        "vhost b { hds { enabled off; } bandcheck { enabled off; } }\n"
         "srt_server { enabled off; }\n");
     const auto& w = conf->warnings();
     ASSERT_EQ(4u, w.size());
     EXPECT_EQ("t.conf:1: directive srt_server is not implemented yet, ignored", w[0]);
-    EXPECT_EQ("t.conf:3: directive vhost.hls is not implemented yet, ignored", w[1]);
-    EXPECT_EQ("t.conf:4: directive vhost.dvr is not implemented yet, ignored", w[2]);
-    EXPECT_EQ("t.conf:6: directive vhost.hds is not implemented yet, ignored", w[3]);
+    EXPECT_EQ("t.conf:3: directive vhost.hds is not implemented yet, ignored", w[1]);
+    EXPECT_EQ("t.conf:4: directive vhost.dash is not implemented yet, ignored", w[2]);
+    EXPECT_EQ("t.conf:6: directive vhost.bandcheck is not implemented yet, ignored", w[3]);
     EXPECT_EQ((std::vector<std::string>{"a", "b", kDefaultVhost}), conf->vhosts());
 }
 
@@ -334,7 +334,7 @@ TEST_F(ConfigTest, NotImplementedDirectivesAreAcceptedWithOneWarningEach) {
 TEST_F(ConfigTest, NotYetRowsAreValidatedThenIgnoredWithAWarning) {
     env_["SRS_STATS_ENABLED"] = "on";
     env_["SRS_VHOST_RTC_STUN_STRICT_CHECK"] = "on";
-    env_["SRS_VHOST_HLS"] = "on";
+    env_["SRS_VHOST_HDS"] = "on";
     auto conf = load(
         "rtc_server {\n"
         "    enabled on;\n"
@@ -356,7 +356,7 @@ TEST_F(ConfigTest, NotYetRowsAreValidatedThenIgnoredWithAWarning) {
                   "env SRS_STATS_ENABLED: directive stats.enabled is not implemented yet, ignored",
                   "env SRS_VHOST_RTC_STUN_STRICT_CHECK: directive vhost.rtc.stun_strict_check is not implemented yet, "
                   "ignored",
-                  "env SRS_VHOST_HLS: directive vhost.hls is not implemented yet, ignored",
+                  "env SRS_VHOST_HDS: directive vhost.hds is not implemented yet, ignored",
               }),
               conf->warnings());
     // The implemented rows around them are read as usual.
