@@ -3,7 +3,7 @@
 #   ./install.sh [--check] [GROUP...]     GROUP: build test tools bench all (default: build)
 # --check only reports what is missing and exits 1 when something is; without it,
 # missing packages are installed with apt-get (root needed). The test group also
-# needs aiortc (WebRTC tests), which Debian does not package: pip, wheels only;
+# needs Python packages Debian does not package (aiortc, pytest-xdist, m3u8): pip, wheels only;
 # and the Go modules of the Pion peer (test/pion), with the machine's own go.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,22 +20,30 @@ for arg in "$@"; do
 done
 [ -n "$groups" ] || groups="build"
 
-# aiortc is the WebRTC peer of test/test_rtc_*.py: an independent stack that
-# decodes what it receives. PyPI wheels only (--only-binary), so no compiler
-# or -dev package is involved; pinned so every machine tests against the same
-# peer. Idempotent: nothing happens when python3 already imports it.
-AIORTC_VERSION=1.16.0
+# The test group's Python packages that Debian does not package for the
+# python3 the tests run with (or not at all), from PyPI wheels only
+# (--only-binary: no compiler or -dev package is involved), pinned so every
+# machine tests with the same versions:
+#   aiortc        the WebRTC peer of test/test_rtc_*.py: an independent stack
+#                 that decodes what it receives;
+#   pytest-xdist  make test runs the black-box files that only wait on their
+#                 servers two at a time (test/conftest.py, SERIAL_FILES);
+#   m3u8          a spec parser the HLS tests read our playlists with.
+# Idempotent: nothing happens when python3 already imports each of them.
+PIP_PACKAGES="aiortc==1.16.0:aiortc pytest-xdist==3.8.0:xdist m3u8==6.0.0:m3u8"
 pip_step() {
-    if python3 -c "import aiortc" >/dev/null 2>&1; then
-        return 0
-    fi
+    need=""
+    for entry in $PIP_PACKAGES; do
+        python3 -c "import ${entry#*:}" >/dev/null 2>&1 || need="$need ${entry%%:*}"
+    done
+    [ -n "$need" ] || return 0
     if [ "$check_only" = yes ]; then
-        echo "missing Python package: aiortc (WebRTC tests)" >&2
-        echo "install it with: python3 -m pip install --only-binary :all: aiortc==$AIORTC_VERSION" >&2
+        echo "missing Python packages:$need (the test suite)" >&2
+        echo "install them with: python3 -m pip install --only-binary :all:$need" >&2
         return 1
     fi
     if ! python3 -m pip --version >/dev/null 2>&1; then
-        echo "install.sh: the WebRTC tests need aiortc, and python3 has no pip to install it:" >&2
+        echo "install.sh: the tests need$need, and python3 has no pip to install them:" >&2
         echo "  apt-get install -y python3-pip, then run this again" >&2
         return 1
     fi
@@ -45,19 +53,20 @@ pip_step() {
     if python3 -c 'import sys, sysconfig, os; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) else 1)' 2>/dev/null; then
         extra="--break-system-packages"
     fi
-    echo "installing: aiortc==$AIORTC_VERSION (pip, wheels only)"
+    echo "installing:$need (pip, wheels only)"
     # shellcheck disable=SC2086
-    if ! python3 -m pip install -q --disable-pip-version-check --only-binary :all: $extra "aiortc==$AIORTC_VERSION"; then
-        echo "install.sh: pip could not install aiortc==$AIORTC_VERSION from wheels (no network to PyPI, or no" >&2
-        echo "  wheel for this python $(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])') / $(uname -m));" >&2
-        echo "  the WebRTC tests (test/test_rtc_*.py) need it" >&2
+    if ! python3 -m pip install -q --disable-pip-version-check --only-binary :all: $extra $need; then
+        echo "install.sh: pip could not install$need from wheels (no network to PyPI, or no" >&2
+        echo "  wheel for this python $(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])') / $(uname -m))" >&2
         return 1
     fi
-    if ! python3 -c "import aiortc" >/dev/null 2>&1; then
-        echo "install.sh: aiortc installed but python3 cannot import it:" >&2
-        python3 -c "import aiortc" >&2 || true
-        return 1
-    fi
+    for entry in $PIP_PACKAGES; do
+        if ! python3 -c "import ${entry#*:}" >/dev/null 2>&1; then
+            echo "install.sh: ${entry%%:*} installed but python3 cannot import it:" >&2
+            python3 -c "import ${entry#*:}" >&2 || true
+            return 1
+        fi
+    done
 }
 case " $groups " in *" test "*) want_pip=yes ;; *) want_pip=no ;; esac
 

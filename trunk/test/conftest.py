@@ -27,6 +27,27 @@ ASAN_STRICT = "halt_on_error=1:detect_leaks=1"
 _GIVEN_PORTS = set()
 
 
+# The files `make test` runs alone, after the others ran two at a time
+# (pytest-xdist): they measure time or CPU (latency, load points, floors),
+# run the server under valgrind, drive Chromium, or run make in the tree.
+SERIAL_FILES = {
+    "test_asan.py", "test_bench_kit.py", "test_browser.py", "test_build.py", "test_console_page.py",
+    "test_hooks.py", "test_latency_tool.py", "test_rtc_browser.py", "test_rtc_dtls_loss.py", "test_rtc_flood.py",
+    "test_udp_floor.py", "test_valgrind.py", "test_whip_chromium_sync.py",
+}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "serial: run alone (make test runs these after the parallel part)")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in SERIAL_FILES or item.get_closest_marker("serial"):
+            item.add_marker(pytest.mark.serial)
+
+
+
 def _ephemeral_floor():
     try:
         with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
@@ -35,8 +56,22 @@ def _ephemeral_floor():
         return 32768
 
 
-_PORT_FLOOR = 10000
-_PORT_CEIL = max(_PORT_FLOOR + 2000, min(_ephemeral_floor(), 65536))
+def _port_range():
+    """[floor, ceil) of the ports this process hands out. Under pytest-xdist
+    each worker gets its own slice, so two workers never pick the same port
+    between a pick and a server's bind (servers listen with SO_REUSEPORT and
+    would share it)."""
+    floor, ceil = 10000, max(12000, min(_ephemeral_floor(), 65536))
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if worker.startswith("gw") and worker[2:].isdigit() and count > 1:
+        width = (ceil - floor) // count
+        floor += int(worker[2:]) * width
+        ceil = floor + width
+    return floor, ceil
+
+
+_PORT_FLOOR, _PORT_CEIL = _port_range()
 _PORT_RANDOM = random.Random(os.getpid())
 
 
