@@ -4,7 +4,7 @@ an MP3-audio stream; ffprobe/ffmpeg read what the server sends.
 
 One server holds four vhosts, one per mount (SRS allows one mount per vhost):
 the default vhost serves .ts, mp3.test .mp3 (fast_cache 1), aac.test .aac and
-ts2.test .ts with on_play/on_stop hooks. Probe scores are compared with
+ts2.test .ts with on_play/on_stop hooks, tsa.test .ts with has_video off. Probe scores are compared with
 ffmpeg's own muxer output for the same stream (mpegts 50, mp3/adts 51 is the
 most ffprobe gives these formats: they have no strong signature)."""
 import http.client
@@ -59,6 +59,7 @@ def remux_conf(srs, hooks):
     conf += vhost("mp3.test", "[app]/[stream].mp3", "    fast_cache 1;\n")
     conf += vhost("aac.test", "[app]/[stream].aac")
     conf += vhost("ts2.test", "[app]/[stream].ts")
+    conf += vhost("tsa.test", "[app]/[stream].ts", "    has_video off;\n    guess_has_av off;\n")
     return conf
 
 
@@ -74,9 +75,10 @@ def live(tmp_path_factory, media, mp3_media, hooks):
             Publisher(media, f"{rtmp}?vhost=aac.test/s"),
             Publisher(media, f"{rtmp}?vhost=mp3.test/s"),
             Publisher(mp3_media, f"{rtmp}?vhost=mp3.test/m"),
-            Publisher(media, f"{rtmp}?vhost=ts2.test/s")]
+            Publisher(media, f"{rtmp}?vhost=ts2.test/s"),
+            Publisher(media, f"{rtmp}?vhost=tsa.test/s")]
     try:
-        assert wait_until(lambda: srs.log().count("fmle-publish") >= 5, 15), srs.log()[-3000:]
+        assert wait_until(lambda: srs.log().count("fmle-publish") >= 6, 15), srs.log()[-3000:]
         time.sleep(2.5)  # a GOP in the cache, mid-GOP for the late joiners
         yield srs
     finally:
@@ -163,6 +165,12 @@ def test_ts_late_joiner_decodes_from_its_first_keyframe(live):
     d = subprocess.run([FFMPEG, "-hide_banner", "-v", "error", "-t", "4", "-i", target, "-f", "null", "-"],
                        capture_output=True, text=True, timeout=30)
     assert d.returncode == 0 and d.stderr.strip() == "", d.stderr[-2000:]
+
+
+def test_ts_pmt_follows_has_video(live):
+    """has_video off (no guessing): the TS player gets a PMT and PES of audio only."""
+    codecs, _, fmt = probe(url(live, "/live/s.ts?vhost=tsa.test"))
+    assert (codecs, fmt) == ({"audio": "aac"}, "mpegts"), codecs
 
 
 def test_mp3_of_an_aac_stream_gets_the_id3_tag_then_eof(live):
