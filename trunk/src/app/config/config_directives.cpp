@@ -414,8 +414,8 @@ std::vector<DirectiveSpec> build_table() {
                                                          "with (from the GOP cache); 0: start live."),
         Bool("vhost.http_remux.drop_if_not_match", "on", kLive, "Drop frames of a codec the stream did not "
                                                                "announce."),
-        Bool("vhost.http_remux.has_audio", "on", kLive, "Announce audio in the FLV header."),
-        Bool("vhost.http_remux.has_video", "on", kLive, "Announce video in the FLV header."),
+        Bool("vhost.http_remux.has_audio", "on", kLive, "Announce audio (FLV header, TS PMT)."),
+        Bool("vhost.http_remux.has_video", "on", kLive, "Announce video (FLV header, TS PMT)."),
         Bool("vhost.http_remux.guess_has_av", "on", kLive, "Announce only what the stream actually carries."),
         Str("vhost.http_remux.mount", "[vhost]/[app]/[stream].flv", kLive, "URL path of a stream; the extension "
                                                                           "picks the format (.flv .ts .aac .mp3)."),
