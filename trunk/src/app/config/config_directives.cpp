@@ -410,12 +410,12 @@ std::vector<DirectiveSpec> build_table() {
 
         Block("vhost.http_remux", "Live streams over HTTP (HTTP-FLV and friends)."),
         Bool("vhost.http_remux.enabled", "off", kLive, "Serve the vhost's streams over HTTP."),
-        NotYet(Float("vhost.http_remux.fast_cache", "0", 0, 3600, kLive, "Seconds of audio kept for a fast start; 0: "
-                                                                 "none.")),
+        Float("vhost.http_remux.fast_cache", "0", 0, 3600, kLive, "Seconds of audio an HTTP-MP3/AAC player starts "
+                                                         "with (from the GOP cache); 0: start live."),
         Bool("vhost.http_remux.drop_if_not_match", "on", kLive, "Drop frames of a codec the stream did not "
                                                                "announce."),
-        Bool("vhost.http_remux.has_audio", "on", kLive, "Announce audio in the FLV header."),
-        Bool("vhost.http_remux.has_video", "on", kLive, "Announce video in the FLV header."),
+        Bool("vhost.http_remux.has_audio", "on", kLive, "Announce audio (FLV header, TS PMT)."),
+        Bool("vhost.http_remux.has_video", "on", kLive, "Announce video (FLV header, TS PMT)."),
         Bool("vhost.http_remux.guess_has_av", "on", kLive, "Announce only what the stream actually carries."),
         Str("vhost.http_remux.mount", "[vhost]/[app]/[stream].flv", kLive, "URL path of a stream; the extension "
                                                                           "picks the format (.flv .ts .aac .mp3)."),

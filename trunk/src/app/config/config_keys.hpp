@@ -281,13 +281,17 @@ inline constexpr VhostKey<int64_t> vhost_publish_normal_timeout{"vhost.publish.n
 // vhost.http_remux.enabled: Serve the vhost's streams over HTTP.
 inline constexpr VhostKey<bool> vhost_http_remux_enabled{"vhost.http_remux.enabled"};
 
+// vhost.http_remux.fast_cache: Seconds of audio an HTTP-MP3/AAC player starts with (from the GOP
+// cache); 0: start live.
+inline constexpr VhostKey<double> vhost_http_remux_fast_cache{"vhost.http_remux.fast_cache"};
+
 // vhost.http_remux.drop_if_not_match: Drop frames of a codec the stream did not announce.
 inline constexpr VhostKey<bool> vhost_http_remux_drop_if_not_match{"vhost.http_remux.drop_if_not_match"};
 
-// vhost.http_remux.has_audio: Announce audio in the FLV header.
+// vhost.http_remux.has_audio: Announce audio (FLV header, TS PMT).
 inline constexpr VhostKey<bool> vhost_http_remux_has_audio{"vhost.http_remux.has_audio"};
 
-// vhost.http_remux.has_video: Announce video in the FLV header.
+// vhost.http_remux.has_video: Announce video (FLV header, TS PMT).
 inline constexpr VhostKey<bool> vhost_http_remux_has_video{"vhost.http_remux.has_video"};
 
 // vhost.http_remux.guess_has_av: Announce only what the stream actually carries.

@@ -3,6 +3,11 @@
 // sequence headers and the GOP cache, then live tags batched like RTMP
 // players (merged write). The 11-byte tag headers are built once per message
 // and shared by every FLV player.
+//
+// The same handler serves the vhost's other http_remux formats, picked by the
+// extension of its one mount as SRS: .ts (http_remux_ts.hpp), .mp3 and .aac
+// (http_remux_audio.hpp), with the same security, hooks, clients entry
+// ("flv-play" for all of them, as SRS) and player loop.
 #pragma once
 
 #include <sys/uio.h>
@@ -11,6 +16,7 @@
 #include <vector>
 
 #include "app/http/http_conn.hpp"
+#include "app/http/http_remux_format.hpp"
 #include "app/live/live_message.hpp"
 #include "app/conn/live_context.hpp"
 #include "app/hooks/http_hooks.hpp"
@@ -19,6 +25,7 @@
 namespace srs {
 
 class LiveConsumer;
+class PlayerWriter;
 class LiveSource;
 
 // What an HTTP-FLV response announces in its FLV header and what it sends.
@@ -61,19 +68,23 @@ class HttpFlvHandler : public HttpHandler {
                             std::string* app, std::string* stream);
 
   private:
+    // The vhost a request is for (?vhost=, else Host, else the default).
+    std::string request_vhost(const HttpRequest& req) const;
     // What the request asks for, for the puller (an edge names it to its origin).
     static PullRequest pull_request(const HttpRequest& req, const std::string& vhost, const std::string& app,
                                     const std::string& stream);
     // After security and on_play: the stream (404 when nobody has it) until the play ends.
     Error serve_stream(const HttpRequest& req, HttpResponse* res, const std::string& vhost, const std::string& app,
-                       const std::string& stream);
+                       const std::string& stream, RemuxFormat format);
     // What on_play and on_stop are told (stream_id when the source exists).
     HookRequest hook_request(const HttpRequest& req, const std::string& ip, const std::string& vhost,
                              const std::string& app, const std::string& stream);
     // Plays `source` once attached; the puller starts (or joins) its pull when
     // it comes from another server; a 404 when nobody has it.
-    Error serve_source(const HttpRequest& req, HttpResponse* res, LiveSource* source, const PullRequest& pull);
-    Error play(LiveConsumer* consumer, HttpResponse* res, const std::string& url, const FlvTracks& tracks);
+    Error serve_source(const HttpRequest& req, HttpResponse* res, LiveSource* source, const PullRequest& pull,
+                       RemuxFormat format);
+    Error play(LiveConsumer* consumer, PlayerWriter* writer, const std::string& url, const FlvTracks& tracks,
+               RemuxFormat format);
     LiveContext* ctx_;
 };
 

@@ -155,8 +155,9 @@ TEST_F(ConfigTest, ValuesFromTheConf) {
     EXPECT_EQ("a b", conf->get(keys::http_api_auth_password));
     // Not implemented yet: validated, then ignored with a warning.
     EXPECT_TRUE(contains(conf->warnings(), "t.conf:8: directive stats.disk is not implemented yet, ignored"));
-    EXPECT_TRUE(contains(conf->warnings(), "t.conf:12: directive vhost.http_remux.fast_cache is not implemented "
-                                           "yet, ignored"));
+    EXPECT_FALSE(contains(conf->warnings(), "t.conf:12: directive vhost.http_remux.fast_cache is not implemented "
+                                            "yet, ignored"));
+    EXPECT_DOUBLE_EQ(1.5, conf->get("live.example.com", keys::vhost_http_remux_fast_cache));
 
     EXPECT_EQ((std::vector<std::string>{"live.example.com", "other", kDefaultVhost}), conf->vhosts());
     const std::string v = "live.example.com";
