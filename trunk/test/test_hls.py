@@ -184,6 +184,9 @@ def test_fmp4_codecs_duration_and_probe(srs, media):
     assert float(info["format"]["duration"]) >= 0.9 * 8, info
     rc, err = decoded_seconds(str(vod))
     assert rc == 0 and "error" not in err.lower(), err
+    # hls_dispose 0: the files outlive the server.
+    srs.stop()
+    assert m3u8_path.exists() and (live / "livestream-0.m4s").exists()
 
 
 def test_keys_decrypted_by_ffmpeg(srs, media):
@@ -218,7 +221,7 @@ def test_keys_decrypted_by_ffmpeg(srs, media):
 
 def test_audio_only_with_env_fragment(srs, media):
     # The conf says 10 s; the environment says 1 s: audio-only segments are 1 x aof_ratio (2.1 s).
-    start(srs, "    hls_fragment 10;\n    hls_window 60;\n    hls_vcodec vn;\n    hls_dispose 0;\n",
+    start(srs, "    hls_fragment 10;\n    hls_window 60;\n    hls_vcodec vn;\n",
           env={"SRS_VHOST_HLS_HLS_FRAGMENT": "1"})
     pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/audio", loop=False, extra=["-t", "7", "-vn"])
     try:
@@ -234,6 +237,9 @@ def test_audio_only_with_env_fragment(srs, media):
     info = probe_format(str(vod_copy(m3u8_path)))
     assert {s["codec_type"] for s in info["streams"]} == {"audio"}, info
     assert float(info["format"]["duration"]) >= 0.9 * 7
+    # hls_dispose (120 s by default) is also applied at quit: SIGTERM deletes the files.
+    srs.stop()
+    assert not m3u8_path.exists() and not list((srs.workdir / "live").glob("audio-*.ts"))
 
 
 def test_video_only_and_timestamp_jump(srs, media):

@@ -298,7 +298,15 @@ Error HlsStream::close_segment(int64_t end_dts) {
     std::string m3u8_name = hls_expand_path(config_.m3u8_file, vars(0, 0));
     std::string uri = hls_relative_uri(m3u8_name, name);
     if (!config_.entry_prefix.empty()) {
-        uri = config_.entry_prefix + (config_.entry_prefix.back() == '/' ? "" : "/") + uri;
+        // SRS's rule: a prefix without a trailing slash also gets the
+        // playlist's folder ("http://cdn" -> "http://cdn/live/s-0.ts").
+        std::string prefix = config_.entry_prefix;
+        if (prefix.back() != '/') {
+            prefix += "/";
+            size_t slash = m3u8_name.rfind('/');
+            if (slash != std::string::npos && slash > 0) prefix += m3u8_name.substr(0, slash) + "/";
+        }
+        uri = prefix + uri;
     }
     seg_.uri = uri;
     state_->next_seq = seg_.seq + 1;

@@ -264,3 +264,37 @@ TEST(HlsStream, DisposeDeletesEveryFile) {
     h.state->dispose();
     EXPECT_TRUE(h.sink->files.empty());
 }
+
+TEST(HlsStream, EntryPrefixAsSrs) {
+    HlsStreamConfig c = base_config();
+    c.entry_prefix = "http://cdn.example";
+    Harness h(c);
+    h.headers();
+    for (int i = 0; i < 2; i++) h.gop(i * 2000, 2000);
+    EXPECT_NE(std::string::npos, h.playlist().find("\nhttp://cdn.example/live/s-0.ts\n"));
+    EXPECT_EQ("http://cdn.example/live/s-0.ts", h.events.reports[0].url);
+    c.entry_prefix = "http://cdn.example/hls/";
+    Harness slash(c);
+    slash.headers();
+    for (int i = 0; i < 2; i++) slash.gop(i * 2000, 2000);
+    EXPECT_NE(std::string::npos, slash.playlist().find("\nhttp://cdn.example/hls/s-0.ts\n"));
+}
+
+TEST(HlsStream, PathVariablesInSegmentNames) {
+    HlsStreamConfig c = base_config();
+    c.ts_file = "[vhost]/[app]/[stream]-[seq]-[duration]-[timestamp].ts";
+    c.m3u8_file = "[vhost]/[app]/[stream].m3u8";
+    Harness h(c);
+    h.headers();
+    for (int i = 0; i < 2; i++) h.gop(i * 2000, 2000);
+    // [duration] is known at the close: the file is renamed to it.
+    EXPECT_EQ(1u, h.sink->files.count("./h/__defaultVhost__/live/s-0-2000-1700000000000.ts"));
+    EXPECT_NE(std::string::npos, h.sink->files["./h/__defaultVhost__/live/s.m3u8"].find("\ns-0-2000-1700000000000.ts\n"));
+    HlsStreamConfig f = base_config();
+    f.ts_floor = true;
+    f.ts_file = "[app]/[stream]-[timestamp].ts";
+    Harness floor(f);
+    floor.headers();
+    for (int i = 0; i < 2; i++) floor.gop(i * 2000, 2000);
+    EXPECT_EQ(1u, floor.sink->files.count("./h/live/s-850000000.ts"));  // 1700000000000 / 2000
+}
