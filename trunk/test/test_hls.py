@@ -265,3 +265,31 @@ def test_video_only_and_timestamp_jump(srs, media):
     info = probe_format(str(vod_copy(m3u8_path)))
     assert {s["codec_type"] for s in info["streams"]} == {"video"}, info
     assert float(info["format"]["duration"]) >= 0.9 * 8 - 0.5, info
+
+
+def test_whip_publisher_gives_hls_without_discontinuity(srs):
+    """WebRTC in (aiortc over WHIP, rtc_to_rtmp): the bridge sends the H.264
+    sequence header again with keyframes, which is no codec change, so the
+    playlist has no EXT-X-DISCONTINUITY (SRS #4695 puts one before every
+    segment)."""
+    from rtc_env import require_aiortc, start_rtc
+    require_aiortc()
+    from rtc_client import Rtc
+    hls = (f"  hls {{\n    enabled on;\n    hls_path {srs.workdir};\n    hls_fragment 1;\n    hls_window 60;\n"
+           "    hls_dispose 0;\n  }\n")
+    start_rtc(srs, vhost_extra="    rtc_to_rtmp on;\n    pli_for_rtmp 1;\n", vhost_body=hls)
+    m3u8_path = srs.workdir / "live" / "whip.m3u8"
+    rtc = Rtc()
+    try:
+        rtc.publish(srs.api, "live", "whip")
+        assert wait_until(lambda: m3u8_path.exists() and "whip-3.ts" in m3u8_path.read_text(), 20), \
+            srs.log()[-3000:]
+    finally:
+        rtc.close()
+    text = m3u8_path.read_text()
+    pl = check_rfc8216(text)
+    assert len(pl.segments) >= 4
+    assert "#EXT-X-DISCONTINUITY" not in text, text
+    info = probe_format(str(vod_copy(m3u8_path)))
+    codecs = {s["codec_type"]: s["codec_name"] for s in info.get("streams", [])}
+    assert codecs == {"video": "h264", "audio": "aac"}, info
