@@ -89,7 +89,16 @@ void HlsStream::on_live_message(const LiveMessagePtr& msg) {
     if (err.ok()) return;
     std::string where = state_->vhost + "/" + state_->app + "/" + state_->stream;
     if (config_.on_error == "continue") {
-        srs_warn("hls %s: %s (hls_on_error continue)", where.c_str(), err.summary().c_str());
+        // At most a line a second: a full disk fails every frame.
+        utime_t now = monotonic_us();
+        if (now - last_error_log_us_ >= kUsPerSecond) {
+            srs_warn("hls %s: %s (hls_on_error continue; %llu more failures since the last line)", where.c_str(),
+                     err.summary().c_str(), static_cast<unsigned long long>(errors_unlogged_));
+            last_error_log_us_ = now;
+            errors_unlogged_ = 0;
+        } else {
+            errors_unlogged_++;
+        }
         err.ignore();
         return;
     }

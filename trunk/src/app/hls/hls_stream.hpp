@@ -114,6 +114,8 @@ class HlsStream : public LiveSourceBridge {
     HlsPlaylistOptions playlist_;
     HlsCodecTracker codecs_;
     bool failed_ = false;  // hls_on_error ignore/disconnect: no more HLS for this publish
+    utime_t last_error_log_us_ = 0;  // hls_on_error continue: one line a second
+    uint64_t errors_unlogged_ = 0;
     bool pending_discontinuity_ = false;
     // MPEG-TS.
     TsMuxer ts_;

@@ -298,3 +298,44 @@ TEST(HlsStream, PathVariablesInSegmentNames) {
     for (int i = 0; i < 2; i++) floor.gop(i * 2000, 2000);
     EXPECT_EQ(1u, floor.sink->files.count("./h/live/s-850000000.ts"));  // 1700000000000 / 2000
 }
+
+namespace {
+
+// A disk that refuses every segment.
+class FullSink : public MemorySink {
+  public:
+    Error begin_segment(const std::string&) override { return SRS_ERR(kErrorFileOpen, "disk full"); }
+};
+
+std::unique_ptr<Harness> failing(const std::string& mode) {
+    HlsStreamConfig c = base_config();
+    c.on_error = mode;
+    std::unique_ptr<Harness> h(new Harness(c));
+    h->sink = new FullSink();
+    h->state->sink.reset(h->sink);
+    return h;
+}
+
+// Live messages, as the source hands them (on_live_message applies hls_on_error).
+void feed_live(HlsStream* s, bool video, uint32_t ts, const std::string& body, bool key, bool seq) {
+    LiveMessagePtr m(LiveMessage::create(video ? LiveMessageKind::kVideo : LiveMessageKind::kAudio, ts,
+                                         SharedBytes::copy_of(body.data(), body.size())));
+    m->set_keyframe(key);
+    m->set_sequence_header(seq);
+    s->on_live_message(m);
+}
+
+}  // namespace
+
+TEST(HlsStream, OnErrorModes) {
+    for (const char* mode : {"continue", "ignore", "disconnect"}) {
+        std::unique_ptr<Harness> h = failing(mode);
+        feed_live(h->stream.get(), true, 0, kAvcSeq, true, true);
+        feed_live(h->stream.get(), true, 0, kIdr, true, false);
+        feed_live(h->stream.get(), true, 40, kIdr, true, false);
+        std::string m = mode;
+        EXPECT_EQ(m != "continue", h->stream->failed()) << mode;
+        EXPECT_EQ(m == "disconnect" ? 1 : 0, h->events.disconnects) << mode;
+        EXPECT_TRUE(h->state->segments.empty());
+    }
+}
