@@ -509,57 +509,57 @@ std::vector<DirectiveSpec> build_table() {
                                                                    "send, the whole answer); past it the call fails."),
         Todo("vhost.srt", "SRT for this vhost."),
         Block("vhost.hls", "HLS: the vhost's streams cut into segments and playlists (docs/hls.md)."),
-        NotYet(Bool("vhost.hls.enabled", "off", kLive, "Make HLS of every stream published from now on.")),
-        NotYet(Float("vhost.hls.hls_fragment", "10", 0, 3600, kLive, "Seconds: the shortest segment.")),
-        NotYet(Float("vhost.hls.hls_td_ratio", "1.0", 1, 100, kLive, "A segment is cut once it is hls_fragment x "
+        Bool("vhost.hls.enabled", "off", kLive, "Make HLS of every stream published from now on."),
+        Float("vhost.hls.hls_fragment", "10", 0, 3600, kLive, "Seconds: the shortest segment."),
+        Float("vhost.hls.hls_td_ratio", "1.0", 1, 100, kLive, "A segment is cut once it is hls_fragment x "
                                                                      "this long (at the next keyframe with "
                                                                      "hls_wait_keyframe); also the target duration "
-                                                                     "floor.")),
-        NotYet(Float("vhost.hls.hls_aof_ratio", "2.1", 1, 100, kLive, "Audio only: a segment is cut once it is "
-                                                                      "hls_fragment x this long.")),
-        NotYet(Float("vhost.hls.hls_window", "60", 0, 86400, kLive, "Seconds of segments the playlist lists.")),
-        NotYet(Enum("vhost.hls.hls_on_error", "continue", "ignore|disconnect|continue", kLive,
+                                                                     "floor."),
+        Float("vhost.hls.hls_aof_ratio", "2.1", 1, 100, kLive, "Audio only: a segment is cut once it is "
+                                                                      "hls_fragment x this long."),
+        Float("vhost.hls.hls_window", "60", 0, 86400, kLive, "Seconds of segments the playlist lists."),
+        Enum("vhost.hls.hls_on_error", "continue", "ignore|disconnect|continue", kLive,
                     "When writing HLS fails: ignore (stop HLS of the stream), disconnect (the publisher) or "
-                    "continue (retry at the next segment).")),
-        NotYet(Str("vhost.hls.hls_path", "./objs/nginx/html", kLive, "Folder the playlists and segments go under.")),
-        NotYet(Str("vhost.hls.hls_m3u8_file", "[app]/[stream].m3u8", kLive, "Playlist path under hls_path; "
-                                                                           "[vhost] [app] [stream].")),
-        NotYet(Str("vhost.hls.hls_ts_file", "[app]/[stream]-[seq].ts", kLive, "Segment path under hls_path; also "
+                    "continue (retry at the next segment)."),
+        Str("vhost.hls.hls_path", "./objs/nginx/html", kLive, "Folder the playlists and segments go under."),
+        Str("vhost.hls.hls_m3u8_file", "[app]/[stream].m3u8", kLive, "Playlist path under hls_path; "
+                                                                           "[vhost] [app] [stream]."),
+        Str("vhost.hls.hls_ts_file", "[app]/[stream]-[seq].ts", kLive, "Segment path under hls_path; also "
                                                                              "[seq] [duration] [timestamp] [2006] "
-                                                                             "[01] [02] [15] [04] [05] [999].")),
-        NotYet(Bool("vhost.hls.hls_ts_floor", "off", kLive, "[timestamp] in hls_ts_file is the wall clock divided "
-                                                            "by hls_fragment.")),
-        NotYet(Str("vhost.hls.hls_entry_prefix", "", kLive, "URL put before each segment's name in the playlist; "
-                                                            "empty: names relative to the playlist.")),
-        NotYet(Enum("vhost.hls.hls_acodec", "aac", "aac|mp3|an", kLive, "Audio codec the PMT names before the "
-                                                                        "stream says; an: none.")),
-        NotYet(Enum("vhost.hls.hls_vcodec", "h264", "h264|h265|hevc|vn", kLive, "Video codec the PMT names "
+                                                                             "[01] [02] [15] [04] [05] [999]."),
+        Bool("vhost.hls.hls_ts_floor", "off", kLive, "[timestamp] in hls_ts_file is the wall clock divided "
+                                                            "by hls_fragment."),
+        Str("vhost.hls.hls_entry_prefix", "", kLive, "URL put before each segment's name in the playlist; "
+                                                            "empty: names relative to the playlist."),
+        Enum("vhost.hls.hls_acodec", "aac", "aac|mp3|an", kLive, "Audio codec the PMT names before the "
+                                                                        "stream says; an: none."),
+        Enum("vhost.hls.hls_vcodec", "h264", "h264|h265|hevc|vn", kLive, "Video codec the PMT names "
                                                                                 "before the stream says; vn: "
-                                                                                "none.")),
-        NotYet(Bool("vhost.hls.hls_cleanup", "on", kLive, "Delete segments that leave the window.")),
-        NotYet(Int("vhost.hls.hls_dispose", "120", 0, 86400 * 30, kLive, "Seconds without packets after which the "
+                                                                                "none."),
+        Bool("vhost.hls.hls_cleanup", "on", kLive, "Delete segments that leave the window."),
+        Int("vhost.hls.hls_dispose", "120", 0, 86400 * 30, kLive, "Seconds without packets after which the "
                                                                         "playlist and segments are deleted; 0: "
-                                                                        "never.")),
-        NotYet(Bool("vhost.hls.hls_wait_keyframe", "on", kLive, "Cut segments at video keyframes only.")),
+                                                                        "never."),
+        Bool("vhost.hls.hls_wait_keyframe", "on", kLive, "Cut segments at video keyframes only."),
         NotYet(Int("vhost.hls.hls_nb_notify", "64", 0, 1 << 20, kLive, "Bytes read of each on_hls_notify answer.")),
         NotYet(Bool("vhost.hls.hls_ctx", "on", kLive, "Give each playlist player a session (hls_ctx): counted, "
                                                       "checked and hooked like other players.")),
         NotYet(Bool("vhost.hls.hls_ts_ctx", "on", kLive, "Count segment bytes to the session of hls_ctx.")),
-        NotYet(Bool("vhost.hls.hls_keys", "off", kLive, "Encrypt segments with AES-128.")),
-        NotYet(Int("vhost.hls.hls_fragments_per_key", "5", 1, 1 << 20, kLive, "Segments per key.")),
-        NotYet(Str("vhost.hls.hls_key_file", "[app]/[stream]-[seq].key", kLive, "Key file name; [vhost] [app] "
-                                                                               "[stream] [seq].")),
-        NotYet(Str("vhost.hls.hls_key_file_path", "", kLive, "Folder of the key files; empty: hls_path.")),
-        NotYet(Str("vhost.hls.hls_key_url", "", kLive, "URL put before the key file name in the playlist; empty: "
-                                                       "relative.")),
-        NotYet(Bool("vhost.hls.hls_dts_directly", "on", kLive, "Take audio DTS from the stream's timestamps as "
-                                                               "they are.")),
-        NotYet(Bool("vhost.hls.hls_use_fmp4", "off", kLive, "fMP4 segments (.m4s) and an init segment instead of "
-                                                            "MPEG-TS.")),
-        NotYet(Str("vhost.hls.hls_fmp4_file", "[app]/[stream]-[seq].m4s", kLive, "fMP4 segment path under "
-                                                                                "hls_path.")),
-        NotYet(Str("vhost.hls.hls_init_file", "[app]/[stream]/init.mp4", kLive, "fMP4 init segment path under "
-                                                                              "hls_path.")),
+        Bool("vhost.hls.hls_keys", "off", kLive, "Encrypt segments with AES-128."),
+        Int("vhost.hls.hls_fragments_per_key", "5", 1, 1 << 20, kLive, "Segments per key."),
+        Str("vhost.hls.hls_key_file", "[app]/[stream]-[seq].key", kLive, "Key file name; [vhost] [app] "
+                                                                               "[stream] [seq]."),
+        Str("vhost.hls.hls_key_file_path", "", kLive, "Folder of the key files; empty: hls_path."),
+        Str("vhost.hls.hls_key_url", "", kLive, "URL put before the key file name in the playlist; empty: "
+                                                       "relative."),
+        Bool("vhost.hls.hls_dts_directly", "on", kLive, "Take audio DTS from the stream's timestamps as "
+                                                               "they are."),
+        Bool("vhost.hls.hls_use_fmp4", "off", kLive, "fMP4 segments (.m4s) and an init segment instead of "
+                                                            "MPEG-TS."),
+        Str("vhost.hls.hls_fmp4_file", "[app]/[stream]-[seq].m4s", kLive, "fMP4 segment path under "
+                                                                                "hls_path."),
+        Str("vhost.hls.hls_init_file", "[app]/[stream]/init.mp4", kLive, "fMP4 init segment path under "
+                                                                              "hls_path."),
         Todo("vhost.hds", "HDS."),
         Todo("vhost.dash", "MPEG-DASH."),
         Block("vhost.dvr", "DVR: record streams to FLV or MP4 files (docs/dvr.md)."),

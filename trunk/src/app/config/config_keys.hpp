@@ -444,6 +444,86 @@ inline constexpr VhostKey<std::vector<std::string>> vhost_http_hooks_on_hls_noti
 // answer); past it the call fails.
 inline constexpr VhostKey<int64_t> vhost_http_hooks_timeout{"vhost.http_hooks.timeout"};
 
+// vhost.hls.enabled: Make HLS of every stream published from now on.
+inline constexpr VhostKey<bool> vhost_hls_enabled{"vhost.hls.enabled"};
+
+// vhost.hls.hls_fragment: Seconds: the shortest segment.
+inline constexpr VhostKey<double> vhost_hls_hls_fragment{"vhost.hls.hls_fragment"};
+
+// vhost.hls.hls_td_ratio: A segment is cut once it is hls_fragment x this long (at the next
+// keyframe with hls_wait_keyframe); also the target duration floor.
+inline constexpr VhostKey<double> vhost_hls_hls_td_ratio{"vhost.hls.hls_td_ratio"};
+
+// vhost.hls.hls_aof_ratio: Audio only: a segment is cut once it is hls_fragment x this long.
+inline constexpr VhostKey<double> vhost_hls_hls_aof_ratio{"vhost.hls.hls_aof_ratio"};
+
+// vhost.hls.hls_window: Seconds of segments the playlist lists.
+inline constexpr VhostKey<double> vhost_hls_hls_window{"vhost.hls.hls_window"};
+
+// vhost.hls.hls_on_error: When writing HLS fails: ignore (stop HLS of the stream), disconnect (the
+// publisher) or continue (retry at the next segment).
+inline constexpr VhostKey<std::string> vhost_hls_hls_on_error{"vhost.hls.hls_on_error"};
+
+// vhost.hls.hls_path: Folder the playlists and segments go under.
+inline constexpr VhostKey<std::string> vhost_hls_hls_path{"vhost.hls.hls_path"};
+
+// vhost.hls.hls_m3u8_file: Playlist path under hls_path; [vhost] [app] [stream].
+inline constexpr VhostKey<std::string> vhost_hls_hls_m3u8_file{"vhost.hls.hls_m3u8_file"};
+
+// vhost.hls.hls_ts_file: Segment path under hls_path; also [seq] [duration] [timestamp] [2006] [01]
+// [02] [15] [04] [05] [999].
+inline constexpr VhostKey<std::string> vhost_hls_hls_ts_file{"vhost.hls.hls_ts_file"};
+
+// vhost.hls.hls_ts_floor: [timestamp] in hls_ts_file is the wall clock divided by hls_fragment.
+inline constexpr VhostKey<bool> vhost_hls_hls_ts_floor{"vhost.hls.hls_ts_floor"};
+
+// vhost.hls.hls_entry_prefix: URL put before each segment's name in the playlist; empty: names
+// relative to the playlist.
+inline constexpr VhostKey<std::string> vhost_hls_hls_entry_prefix{"vhost.hls.hls_entry_prefix"};
+
+// vhost.hls.hls_acodec: Audio codec the PMT names before the stream says; an: none.
+inline constexpr VhostKey<std::string> vhost_hls_hls_acodec{"vhost.hls.hls_acodec"};
+
+// vhost.hls.hls_vcodec: Video codec the PMT names before the stream says; vn: none.
+inline constexpr VhostKey<std::string> vhost_hls_hls_vcodec{"vhost.hls.hls_vcodec"};
+
+// vhost.hls.hls_cleanup: Delete segments that leave the window.
+inline constexpr VhostKey<bool> vhost_hls_hls_cleanup{"vhost.hls.hls_cleanup"};
+
+// vhost.hls.hls_dispose: Seconds without packets after which the playlist and segments are deleted;
+// 0: never.
+inline constexpr VhostKey<int64_t> vhost_hls_hls_dispose{"vhost.hls.hls_dispose"};
+
+// vhost.hls.hls_wait_keyframe: Cut segments at video keyframes only.
+inline constexpr VhostKey<bool> vhost_hls_hls_wait_keyframe{"vhost.hls.hls_wait_keyframe"};
+
+// vhost.hls.hls_keys: Encrypt segments with AES-128.
+inline constexpr VhostKey<bool> vhost_hls_hls_keys{"vhost.hls.hls_keys"};
+
+// vhost.hls.hls_fragments_per_key: Segments per key.
+inline constexpr VhostKey<int64_t> vhost_hls_hls_fragments_per_key{"vhost.hls.hls_fragments_per_key"};
+
+// vhost.hls.hls_key_file: Key file name; [vhost] [app] [stream] [seq].
+inline constexpr VhostKey<std::string> vhost_hls_hls_key_file{"vhost.hls.hls_key_file"};
+
+// vhost.hls.hls_key_file_path: Folder of the key files; empty: hls_path.
+inline constexpr VhostKey<std::string> vhost_hls_hls_key_file_path{"vhost.hls.hls_key_file_path"};
+
+// vhost.hls.hls_key_url: URL put before the key file name in the playlist; empty: relative.
+inline constexpr VhostKey<std::string> vhost_hls_hls_key_url{"vhost.hls.hls_key_url"};
+
+// vhost.hls.hls_dts_directly: Take audio DTS from the stream's timestamps as they are.
+inline constexpr VhostKey<bool> vhost_hls_hls_dts_directly{"vhost.hls.hls_dts_directly"};
+
+// vhost.hls.hls_use_fmp4: fMP4 segments (.m4s) and an init segment instead of MPEG-TS.
+inline constexpr VhostKey<bool> vhost_hls_hls_use_fmp4{"vhost.hls.hls_use_fmp4"};
+
+// vhost.hls.hls_fmp4_file: fMP4 segment path under hls_path.
+inline constexpr VhostKey<std::string> vhost_hls_hls_fmp4_file{"vhost.hls.hls_fmp4_file"};
+
+// vhost.hls.hls_init_file: fMP4 init segment path under hls_path.
+inline constexpr VhostKey<std::string> vhost_hls_hls_init_file{"vhost.hls.hls_init_file"};
+
 // vhost.ingest.enabled: Run this ingest.
 inline constexpr VhostKey<bool> vhost_ingest_enabled{"vhost.ingest.enabled"};
 

@@ -22,7 +22,8 @@ Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
       hooks_([this] { return config_; }, HttpClientOptions()),
       forward_([this] { return config_; }),
       ffmpeg_([this] { return config_; }),
-      publish_bridges_({&forward_, &ffmpeg_}),
+      hls_([this] { return config_; }, &hooks_, &clients_),
+      publish_bridges_({&forward_, &ffmpeg_, &hls_}),
       connections_(&clients_),
       edge_([this] { return config_; }, &clients_),
       parent_pid_(getppid()),
@@ -65,6 +66,7 @@ Error Server::initialize() {
     }
     if (Error err = edge_.start(); !err.ok()) return SRS_WRAP(err, "edge manager");
     forward_.set_http_options(http_options_);
+    if (Error err = hls_.start(); !err.ok()) return SRS_WRAP(err, "hls");
     sources_.set_forward_factory(&publish_bridges_);
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
     // After the RTMP listeners: ingests publish to them.
@@ -233,6 +235,7 @@ Error Server::run() {
     connections_.stop();
     edge_.stop();  // unpublishes what it pulls: before the sources go
     sources_.stop();
+    hls_.stop();  // after the writers closed their last segments
     srs_trace("server stopped");
     return Error();
 }

@@ -13,6 +13,7 @@
 #include "app/config/config.hpp"
 #include "app/edge/edge_manager.hpp"
 #include "app/ffmpeg/ffmpeg_manager.hpp"
+#include "app/hls/hls_manager.hpp"
 #include "app/forward/forwarder.hpp"
 #include "app/server/publish_bridges.hpp"
 #include "app/hooks/http_hooks.hpp"
@@ -117,7 +118,9 @@ class Server : public TcpClientHandler, public ServerContext {
     // ingest, transcode and exec (vhost.ingest/transcode/exec): its
     // processes are stopped and reaped first at quit.
     FfmpegManager ffmpeg_;
-    // What the sources call on each publish: forward_, then ffmpeg_.
+    // vhost.hls: a writer per publish; disposes of the files at quit.
+    HlsManager hls_;
+    // What the sources call on each publish: forward_, ffmpeg_, then hls_.
     PublishBridges publish_bridges_;
     // Outlives the connection manager, which registers its connections.
     ClientRegistry clients_;

@@ -1,0 +1,50 @@
+// Where HLS output goes. The stream writer (HlsStream) decides what and
+// when; a sink only stores bytes under names. The disk sink writes files
+// under hls_path as SRS does; an in-memory store (served by our HTTP server,
+// no disk) implements the same interface. append_segment() is called once
+// per frame, so a sink that serves parts (LL-HLS) sees each flush point.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace srs {
+
+class HlsSink {
+  public:
+    virtual ~HlsSink() = default;
+    // Opens a segment being written under a temporary name.
+    virtual Error begin_segment(const std::string& temp_path) = 0;
+    virtual Error append_segment(const char* data, size_t n) = 0;
+    // keep: renames the temporary file to final_path; else deletes it.
+    virtual Error finish_segment(const std::string& final_path, bool keep) = 0;
+    // A whole file (playlist, init segment, key): written to path + temp_suffix
+    // and renamed, so a reader sees the old file or the new one, never half.
+    virtual Error write_file(const std::string& path, const std::string& bytes, const char* temp_suffix) = 0;
+    // Deletes a file; a missing one is not an error.
+    virtual void remove(const std::string& path) = 0;
+};
+
+// Files on disk; folders are made as needed. Writes are plain write(2)s on
+// the publisher's coroutine: a segment goes out a frame at a time into the
+// page cache (docs/hls.md says why that is acceptable and what tmpfs gives).
+class HlsDiskSink : public HlsSink {
+  public:
+    ~HlsDiskSink() override;
+    Error begin_segment(const std::string& temp_path) override;
+    Error append_segment(const char* data, size_t n) override;
+    Error finish_segment(const std::string& final_path, bool keep) override;
+    Error write_file(const std::string& path, const std::string& bytes, const char* temp_suffix) override;
+    void remove(const std::string& path) override;
+
+  private:
+    int fd_ = -1;
+    std::string temp_path_;
+};
+
+// mkdir -p of the folder part of path.
+Error hls_make_parent_folders(const std::string& path);
+
+}  // namespace srs
