@@ -555,7 +555,7 @@ def test_console_conf_plays_rtmp_in_whep(srs, media, rtc, tmp_path):
     env = {"SRS_LISTEN": str(srs.rtmp_port), "SRS_HTTP_API_LISTEN": str(srs.api_port),
            "SRS_HTTP_SERVER_LISTEN": str(srs.http_port), "SRS_RTC_SERVER_LISTEN": str(srs.rtc_port),
            "SRS_SRS_LOG_TANK": "file", "SRS_SRS_LOG_FILE": str(srs.log_file), "SRS_PID": str(srs.pid_file),
-           "CANDIDATE": ""}
+           "CANDIDATE": "", "SRS_VHOST_HLS_HLS_PATH": str(tmp_path)}
     srs.start(args=["-c", "conf/console.conf"], env=env)
     srs.api = f"127.0.0.1:{srs.api_port}"
     assert wait_until(lambda: "RTC: server listen udp" in srs.log(), 10), srs.log()[-2000:]
