@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/config/config.hpp"
+#include "app/dvr/dvr_manager.hpp"
 #include "app/edge/edge_manager.hpp"
 #include "app/ffmpeg/ffmpeg_manager.hpp"
 #include "app/forward/forwarder.hpp"
@@ -117,7 +118,9 @@ class Server : public TcpClientHandler, public ServerContext {
     // ingest, transcode and exec (vhost.ingest/transcode/exec): its
     // processes are stopped and reaped first at quit.
     FfmpegManager ffmpeg_;
-    // What the sources call on each publish: forward_, then ffmpeg_.
+    // vhost.dvr: a recorder per publish (closed at unpublish).
+    DvrManager dvr_;
+    // What the sources call on each publish: forward_, then ffmpeg_, then dvr_.
     PublishBridges publish_bridges_;
     // Outlives the connection manager, which registers its connections.
     ClientRegistry clients_;
