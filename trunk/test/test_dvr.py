@@ -6,8 +6,12 @@ H.264+AAC, ffprobe reads the recordings, a test hooks server gets on_dvr.
   to the server's cwd, as configured);
 - segment plan of 3 s in the folder form, with dvr_apply naming one of two
   streams: several files of ~3 s, each starting with a keyframe;
-- kill -9 during an MP4 recording: the temporary file plays >= 10 s of
-  12 s, and the next start renames it and sends on_dvr."""
+- SIGTERM during an MP4 recording closes it as a normal MP4 (duration in
+  moov); a dvr_path that cannot be written stops that recording, not the
+  stream;
+- kill -9 during an MP4 and an FLV recording: the temporary MP4 plays
+  >= 10 s of 12 s, and the next start renames both (the FLV's metadata
+  patched) and sends on_dvr."""
 import json
 import os
 import re
@@ -15,13 +19,12 @@ import signal
 import struct
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
-from conftest import TRUNK, stop_process, wait_until
+from conftest import TRUNK, wait_until
 from hooks_server import HooksServer
-from media import Publisher, make_test_flv, wait_for_publish
+from media import Publisher, make_test_flv, probe_streams
 
 MEDIA_SECONDS = 8
 
@@ -170,32 +173,89 @@ def test_segment_plan_folder_form_and_apply(srs, short_media, tmp_path):
     assert sum(durations) >= 0.9 * MEDIA_SECONDS, durations
 
 
-def test_kill_during_mp4_recording_then_recovered_at_restart(srs_factory, media, hooks, tmp_path):
+def mvhd_duration(data):
+    """mvhd's duration and timescale (version 0 or 1)."""
+    at = data.find(b"mvhd")
+    assert at > 0
+    if data[at + 4] == 1:
+        timescale, duration = struct.unpack(">IQ", data[at + 24:at + 36])
+    else:
+        timescale, duration = struct.unpack(">II", data[at + 16:at + 24])
+    return duration, timescale
+
+
+def test_sigterm_closes_mp4_whole_and_a_bad_path_spares_the_stream(srs, media, hooks, tmp_path):
     rec = tmp_path / "rec"
-    dvr = f"        dvr_path {rec}/[stream].mp4;\n"
-    first = srs_factory("first")
-    first.start(conf_with(first, {"__defaultVhost__": dvr}, hooks))
-    pub = Publisher(media, f"rtmp://127.0.0.1:{first.rtmp_port}/live/crash")
-    tmp = rec / "crash.mp4.tmp"
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where dvr_path wants a folder")
+    srs.start(conf_with(srs, {
+        "__defaultVhost__": f"        dvr_path {rec}/[stream].mp4;\n",
+        "blocked.test": f"        dvr_path {blocker}/[stream].flv;\n",
+    }, hooks))
+    base = f"rtmp://127.0.0.1:{srs.rtmp_port}/live"
+    pubs = [Publisher(media, f"{base}/term"), Publisher(media, f"{base}/lost?vhost=blocked.test")]
     try:
-        assert wait_until(tmp.exists, timeout=15), first.log()[-3000:]
+        assert wait_until(lambda: (rec / "term.mp4.tmp").exists(), timeout=15), srs.log()[-3000:]
+        assert wait_until(lambda: "recording of this publish stopped" in srs.log(), timeout=10)
+        assert "Not a directory" in srs.log()
+        # The stream whose recording failed still plays.
+        assert set(probe_streams(f"{base}/lost?vhost=blocked.test")) == {"video", "audio"}
+        time.sleep(4)
+        srs.signal(signal.SIGTERM)
+        srs.wait_exit(20)
+    finally:
+        for p in pubs:
+            p.stop()
+    final = rec / "term.mp4"
+    assert final.exists() and not (rec / "term.mp4.tmp").exists(), srs.log()[-3000:]
+    codecs, duration, score = probe(final)
+    assert codecs == {"video": "h264", "audio": "aac"} and duration >= 4 and score >= 90, (duration, score)
+    # Closed as a normal MP4: the duration is in moov, not only in the fragments.
+    moov_duration, timescale = mvhd_duration(final.read_bytes())
+    assert moov_duration / timescale >= 4, (moov_duration, timescale)
+    assert blocker.read_text().startswith("a file")
+
+
+def test_kill_during_recording_then_recovered_at_restart(srs_factory, media, hooks, tmp_path):
+    rec = tmp_path / "rec"
+    vhosts = {"__defaultVhost__": f"        dvr_path {rec}/[stream].mp4;\n",
+              "flv.test": f"        dvr_path {rec}/[stream].flv;\n"}
+    first = srs_factory("first")
+    first.start(conf_with(first, vhosts, hooks))
+    base = f"rtmp://127.0.0.1:{first.rtmp_port}/live"
+    pubs = [Publisher(media, f"{base}/crash"), Publisher(media, f"{base}/crashflv?vhost=flv.test")]
+    tmp = rec / "crash.mp4.tmp"
+    flv_tmp = rec / "crashflv.flv.tmp"
+    try:
+        assert wait_until(lambda: tmp.exists() and flv_tmp.exists(), timeout=15), first.log()[-3000:]
         time.sleep(12.5)
         first.signal(signal.SIGKILL)
         first.proc.wait(timeout=10)
     finally:
-        pub.stop()
+        for p in pubs:
+            p.stop()
+    # What the kill left plays as it is.
     codecs, duration, _ = probe(tmp)
     assert codecs == {"video": "h264", "audio": "aac"}
     assert duration >= 10, duration
     assert not (rec / "crash.mp4").exists()
 
     second = srs_factory("second")
-    second.start(conf_with(second, {"__defaultVhost__": dvr}, hooks))
+    second.start(conf_with(second, vhosts, hooks))
     final = rec / "crash.mp4"
-    assert wait_until(final.exists, timeout=10) and not tmp.exists(), second.log()[-3000:]
+    flv_final = rec / "crashflv.flv"
+    assert final.exists() and not tmp.exists(), second.log()[-3000:]
+    assert flv_final.exists() and not flv_tmp.exists(), second.log()[-3000:]
     assert "recovered" in second.log()
     codecs, duration, score = probe(final)
     assert codecs == {"video": "h264", "audio": "aac"} and duration >= 10 and score >= 90, (codecs, duration)
-    assert wait_until(lambda: any(r.json["file"] == str(final) for r in hooks.of("on_dvr")), timeout=10)
-    body = [r.json for r in hooks.of("on_dvr") if r.json["file"] == str(final)][0]
-    assert body["stream"] == "crash" and body["vhost"] == "__defaultVhost__"
+    codecs, duration, score = probe(flv_final)
+    assert codecs == {"video": "h264", "audio": "aac"} and duration >= 10 and score >= 90, (codecs, duration)
+    data = flv_final.read_bytes()
+    assert flv_metadata_number(data, "duration") >= 10
+    assert flv_metadata_number(data, "filesize") == len(data)
+    assert wait_until(lambda: len([r for r in hooks.of("on_dvr") if r.json["file"] in (str(final), str(flv_final))])
+                      == 2, timeout=10)
+    bodies = {r.json["stream"]: r.json for r in hooks.of("on_dvr")}
+    assert bodies["crash"]["vhost"] == "__defaultVhost__" and bodies["crash"]["file"] == str(final)
+    assert bodies["crashflv"]["vhost"] == "flv.test" and bodies["crashflv"]["file"] == str(flv_final)
