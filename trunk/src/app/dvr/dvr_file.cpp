@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +33,14 @@ Error DvrFile::open(const std::string& path) {
     std::string tmp = temp_path();
     fd_ = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) return SRS_ERR(kErrorFileOpen, "open %s: %s", tmp.c_str(), strerror(errno));
+    // Held while recording, let go by the kernel when the process dies: a
+    // server starting beside this one (several processes on one machine)
+    // must not take this file for a leftover of a crash.
+    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        abandon();
+        return SRS_ERR(kErrorFileOpen, "lock %s: %s", tmp.c_str(), strerror(e));
+    }
     return Error();
 }
 

@@ -25,7 +25,7 @@ class DvrFile {
     DvrFile(const DvrFile&) = delete;
     DvrFile& operator=(const DvrFile&) = delete;
 
-    // Creates the folders and "<path>.tmp" (truncated).
+    // Creates the folders and "<path>.tmp" (truncated), locked (flock) until closed.
     Error open(const std::string& path);
     Error append(const std::string& bytes);
     // Overwrites bytes already written (metadata and duration patches).

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -185,6 +186,13 @@ Error dvr_recover_file(const std::string& tmp_path, DvrRecovered* out) {
     if (!ends_with_tmp(tmp_path)) return SRS_ERR(kErrorFileOpen, "%s: not a temporary name", tmp_path.c_str());
     int fd = open(tmp_path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) return SRS_ERR(kErrorFileOpen, "open %s: %s", tmp_path.c_str(), strerror(errno));
+    // A recording in progress (another server process) holds the lock.
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        return SRS_ERR(kErrorFileOpen, "%s is being recorded by a running process (%s): left as it is",
+                       tmp_path.c_str(), strerror(e));
+    }
     Error err = recover_open(fd, tmp_path, out);
     close(fd);
     if (err.failed()) return SRS_WRAP(err, "recover %s", tmp_path.c_str());

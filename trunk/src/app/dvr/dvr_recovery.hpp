@@ -11,6 +11,8 @@
 // as it is, with a log line. An FLV is cut to its last whole tag and its
 // onMetaData duration and filesize are patched when the file has ours.
 // Then the file is renamed to <name>; the caller reports it (log, on_dvr).
+// A leftover another process is still writing (it holds the file's flock,
+// which the kernel drops when a process dies) is left alone.
 #pragma once
 
 #include <cstddef>

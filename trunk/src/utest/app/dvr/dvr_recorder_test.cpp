@@ -279,6 +279,42 @@ TEST(DvrRecorderTest, FindsOnlyLeftoversTheTemplateMakes) {
     EXPECT_TRUE(dvr_find_leftovers(dir.path() + "/nowhere/[stream].flv").empty());
 }
 
+TEST(DvrRecorderTest, ARecordingInProgressIsNoLeftover) {
+    TempDir dir;
+    int64_t clock = 1772600000000;
+    {
+        DvrRecorder r(settings(dir.path() + "/[stream].flv"), kName, HookRequest(), nullptr, [&] { return clock; });
+        publish(&r, 2, 25);
+        // Another server starting now finds the file but must not take it.
+        std::string tmp = dir.path() + "/cam.flv.tmp";
+        EXPECT_EQ(std::vector<std::string>{tmp}, dvr_find_leftovers(dir.path() + "/[stream].flv"));
+        DvrRecovered out;
+        EXPECT_FALSE(ok(dvr_recover_file(tmp, &out)));
+        EXPECT_EQ(0, access(tmp.c_str(), F_OK));
+    }
+    EXPECT_EQ(std::vector<std::string>{"cam.flv"}, list_dir(dir.path()));
+}
+
+TEST(DvrRecorderTest, TimeJitterOffKeepsTheSourcesTimestamps) {
+    TempDir dir;
+    int64_t clock = 1772600000000;
+    DvrSettings s = settings(dir.path() + "/[stream].flv");
+    s.jitter = TimeJitter::kOff;
+    {
+        DvrRecorder r(s, kName, HookRequest(), nullptr, [&] { return clock; });
+        publish(&r, 2, 25, 5000);
+    }
+    std::vector<FlvTag> tags = read_tags(read_file(dir.path() + "/cam.flv"));
+    ASSERT_GT(tags.size(), 4u);
+    EXPECT_EQ(5000u, tags[1].timestamp);  // the headers take the first frame's time
+    EXPECT_EQ(5000u, tags[3].timestamp);
+    uint32_t last_video = 0;
+    for (const FlvTag& t : tags) {
+        if (t.type == kFlvTagVideo) last_video = t.timestamp;
+    }
+    EXPECT_EQ(5000u + 49 * 40, last_video);
+}
+
 TEST(DvrRecorderTest, AnUnwritablePathStopsTheRecordingNotThePublish) {
     TempDir dir;
     // A file where the folder should be: mkdir fails.
