@@ -83,6 +83,12 @@ Error DvrFile::close_and_rename() {
     return Error();
 }
 
+void DvrFile::discard() {
+    if (fd_ < 0) return;
+    abandon();
+    ::unlink(temp_path().c_str());
+}
+
 void DvrFile::abandon() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;

@@ -34,6 +34,8 @@ class DvrFile {
     Error close_and_rename();
     // Closes, leaving the temporary file as it is (after a failure).
     void abandon();
+    // Closes and deletes the temporary file.
+    void discard();
 
     bool is_open() const { return fd_ >= 0; }
     const std::string& path() const { return path_; }

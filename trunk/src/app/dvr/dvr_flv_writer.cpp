@@ -68,6 +68,7 @@ class DvrFlvWriter : public DvrWriter {
     }
 
     void abandon() override { file_.abandon(); }
+    void discard() override { file_.discard(); }
     uint64_t bytes() const override { return file_.size() + buffer_.size(); }
 
   private:

@@ -49,7 +49,9 @@ class DvrMp4Writer : public DvrWriter {
             case Mp4FlvFrame::kVideoConfig:
             case Mp4FlvFrame::kAudioConfig:
                 if (init_written_) return Error();  // the recorder starts a new file for a new config
-                if (Error e = muxer_->set_track(frame.config); e.failed()) warn_once(&bad_frame_logged_, std::move(e));
+                if (Error e = muxer_->set_track(frame.config); e.failed()) {
+                    warn_once(&bad_frame_logged_, std::move(e));
+                }
                 return Error();
             case Mp4FlvFrame::kVideoSample:
             case Mp4FlvFrame::kAudioSample:
@@ -63,11 +65,7 @@ class DvrMp4Writer : public DvrWriter {
 
     Error close(int64_t* duration_ms) override {
         *duration_ms = 0;
-        if (!init_written_) {
-            // No frame the muxer took: an empty file with an init segment
-            // would not play; close what there is.
-            return file_.close_and_rename();
-        }
+        if (!init_written_) return SRS_ERR(kErrorMp4State, "close of an MP4 with no frame (the recorder discards it)");
         if (Error err = flush_fragment(-1); err.failed()) return err;
         std::vector<Mp4Patch> patches;
         if (Error err = muxer_->finish(&patches); err.failed()) return err;
@@ -79,6 +77,8 @@ class DvrMp4Writer : public DvrWriter {
     }
 
     void abandon() override { file_.abandon(); }
+    bool empty() const override { return !init_written_; }
+    void discard() override { file_.discard(); }
     uint64_t bytes() const override { return file_.size(); }
 
   private:
@@ -111,7 +111,8 @@ class DvrMp4Writer : public DvrWriter {
             if (Error err = flush_fragment(frame.sample.dts_ms); err.failed()) return err;
         }
         Error err = video ? muxer_->add_video(frame.sample) : muxer_->add_audio(frame.sample);
-        if (err.failed()) warn_once(&bad_frame_logged_, std::move(err));  // e.g. a timestamp going back (time_jitter off)
+        // e.g. a timestamp going back (time_jitter off): that frame only.
+        if (err.failed()) warn_once(&bad_frame_logged_, std::move(err));
         return Error();
     }
 

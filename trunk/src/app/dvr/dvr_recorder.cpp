@@ -104,6 +104,12 @@ Error DvrRecorder::write_frame(const LiveMessagePtr& msg, uint32_t timestamp) {
 void DvrRecorder::close_file() {
     if (!writer_) return;
     std::unique_ptr<DvrWriter> w = std::move(writer_);
+    if (w->empty()) {
+        srs_warn("dvr %s/%s/%s: nothing %s records in %s, file removed", name_.vhost.c_str(), name_.app.c_str(),
+                 name_.stream.c_str(), dvr_path_is_mp4(path_) ? "MP4" : "FLV", path_.c_str());
+        w->discard();
+        return;
+    }
     int64_t duration_ms = 0;
     if (Error err = w->close(&duration_ms); err.failed()) {
         srs_error("dvr %s/%s/%s: close: %s; recording of this publish stopped", name_.vhost.c_str(),

@@ -37,6 +37,11 @@ class DvrWriter {
     virtual Error close(int64_t* duration_ms) = 0;
     // Stops after a failure, leaving the temporary file.
     virtual void abandon() = 0;
+    // Whether nothing playable was written (an MP4 whose frames were all of
+    // codecs it does not take): the recorder then discards the file.
+    virtual bool empty() const { return false; }
+    // Closes and deletes the temporary file.
+    virtual void discard() = 0;
     virtual uint64_t bytes() const = 0;
 };
 

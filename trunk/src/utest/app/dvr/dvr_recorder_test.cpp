@@ -315,6 +315,21 @@ TEST(DvrRecorderTest, TimeJitterOffKeepsTheSourcesTimestamps) {
     EXPECT_EQ(5000u + 49 * 40, last_video);
 }
 
+TEST(DvrRecorderTest, AnMp4OfOnlyCodecsItCannotTakeIsRemoved) {
+    TempDir dir;
+    int64_t clock = 1772600000000;
+    {
+        DvrRecorder r(settings(dir.path() + "/[stream].mp4"), kName, HookRequest(), nullptr, [&] { return clock; });
+        // MP3 audio (sound format 2), no video.
+        for (uint32_t ts = 0; ts < 2000; ts += 26) {
+            r.on_live_message(message(LiveMessageKind::kAudio, ts, unhex_string("2ffffb9064")));
+        }
+        EXPECT_FALSE(r.failed());
+        EXPECT_EQ(std::vector<std::string>{"cam.mp4.tmp"}, list_dir(dir.path()));
+    }
+    EXPECT_TRUE(list_dir(dir.path()).empty());
+}
+
 TEST(DvrRecorderTest, AnUnwritablePathStopsTheRecordingNotThePublish) {
     TempDir dir;
     // A file where the folder should be: mkdir fails.
