@@ -140,7 +140,8 @@ def test_session_flv_and_mp4_with_every_variable_and_on_dvr(srs, short_media, ho
     assert flv_body["file"] == rel_to_trunk(flvs[0])  # as configured: relative to cwd
     assert not flv_body["file"].startswith("/")
     assert flv_body["stream_url"] == "/live/s1" and flv_body["app"] == "live"
-    assert flv_body["tcUrl"].endswith("/live") and flv_body["client_id"]
+    assert flv_body["tcUrl"].endswith("/live") and flv_body["client_id"] and flv_body["stream_id"]
+    assert flv_body["param"] == "" and bodies["s2"]["param"] == "?vhost=mp4.test"
     assert bodies["s2"]["file"] == str(mp4s[0]) and bodies["s2"]["vhost"] == "mp4.test"
     assert "recording to" in srs.log()
 
