@@ -26,9 +26,10 @@ RANKS = [
     ["hooks"],         # http_hooks: bodies, the answer rule, the caller and the async queue (upstream's HttpClient)
     ["conn"],          # clients, connections, acceptors, what handlers are given
     ["edge"],          # pulls and publish relays (implements live's StreamPuller)
-    ["rtmp", "http", "rtc", "forward", "ffmpeg", "hls"],  # protocol handlers (dvr gets this rank); forward:
+    ["rtmp", "http", "rtc", "forward", "ffmpeg", "hls", "dvr"],  # protocol handlers; forward:
                        # republishes sources through upstream's clients, built only by server; ffmpeg:
-                       # ingest, transcode, exec processes, built only by server
+                       # ingest, transcode, exec processes, built only by server; dvr: recordings
+                       # of published streams, built only by server
     ["api", "exporter"],
     ["server"],        # the composition root
 ]

@@ -563,20 +563,20 @@ std::vector<DirectiveSpec> build_table() {
         Todo("vhost.hds", "HDS."),
         Todo("vhost.dash", "MPEG-DASH."),
         Block("vhost.dvr", "DVR: record streams to FLV or MP4 files (docs/dvr.md)."),
-        NotYet(Bool("vhost.dvr.enabled", "off", kLive, "Record the streams dvr_apply names.")),
-        NotYet(List("vhost.dvr.dvr_apply", "all", kRestart, "all, or the app/stream names recorded.")),
-        NotYet(Enum("vhost.dvr.dvr_plan", "session", "session|segment", kLive, "session: one file per publish; "
+        Bool("vhost.dvr.enabled", "off", kLive, "Record the streams dvr_apply names."),
+        List("vhost.dvr.dvr_apply", "all", kRestart, "all, or the app/stream names recorded."),
+        Enum("vhost.dvr.dvr_plan", "session", "session|segment", kLive, "session: one file per publish; "
                                                                               "segment: a new file every "
-                                                                              "dvr_duration.")),
-        NotYet(Str("vhost.dvr.dvr_path", "./objs/nginx/html/[app]/[stream].[timestamp].flv", kLive,
+                                                                              "dvr_duration."),
+        Str("vhost.dvr.dvr_path", "./objs/nginx/html/[app]/[stream].[timestamp].flv", kLive,
                    "File of a recording; .mp4 picks MP4; a path without .flv or .mp4 is a folder. [vhost] [app] "
-                   "[stream] [2006] [01] [02] [15] [04] [05] [999] [timestamp].")),
-        NotYet(Int("vhost.dvr.dvr_duration", "30", 1, 86400, kLive, "Segment plan: seconds per file.")),
-        NotYet(Bool("vhost.dvr.dvr_wait_keyframe", "on", kLive, "Segment plan: start each file at a keyframe.")),
-        NotYet(Enum("vhost.dvr.time_jitter", "full", "full|zero|off", kLive, "Timestamps written: full (corrected "
+                   "[stream] [2006] [01] [02] [15] [04] [05] [999] [timestamp]."),
+        Int("vhost.dvr.dvr_duration", "30", 1, 86400, kLive, "Segment plan: seconds per file."),
+        Bool("vhost.dvr.dvr_wait_keyframe", "on", kLive, "Segment plan: start each file at a keyframe."),
+        Enum("vhost.dvr.time_jitter", "full", "full|zero|off", kLive, "Timestamps written: full (corrected "
                                                                            "to start at 0 and rise), zero "
                                                                            "(start at 0) or off (as "
-                                                                           "published).")),
+                                                                           "published)."),
         Todo("vhost.bandcheck", "Obsolete bandwidth check."),
     };
     add_ffmpeg_rows(&t);

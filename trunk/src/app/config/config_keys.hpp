@@ -524,6 +524,29 @@ inline constexpr VhostKey<std::string> vhost_hls_hls_fmp4_file{"vhost.hls.hls_fm
 // vhost.hls.hls_init_file: fMP4 init segment path under hls_path.
 inline constexpr VhostKey<std::string> vhost_hls_hls_init_file{"vhost.hls.hls_init_file"};
 
+// vhost.dvr.enabled: Record the streams dvr_apply names.
+inline constexpr VhostKey<bool> vhost_dvr_enabled{"vhost.dvr.enabled"};
+
+// vhost.dvr.dvr_apply: all, or the app/stream names recorded.
+inline constexpr VhostKey<std::vector<std::string>> vhost_dvr_dvr_apply{"vhost.dvr.dvr_apply"};
+
+// vhost.dvr.dvr_plan: session: one file per publish; segment: a new file every dvr_duration.
+inline constexpr VhostKey<std::string> vhost_dvr_dvr_plan{"vhost.dvr.dvr_plan"};
+
+// vhost.dvr.dvr_path: File of a recording; .mp4 picks MP4; a path without .flv or .mp4 is a folder.
+// [vhost] [app] [stream] [2006] [01] [02] [15] [04] [05] [999] [timestamp].
+inline constexpr VhostKey<std::string> vhost_dvr_dvr_path{"vhost.dvr.dvr_path"};
+
+// vhost.dvr.dvr_duration: Segment plan: seconds per file.
+inline constexpr VhostKey<int64_t> vhost_dvr_dvr_duration{"vhost.dvr.dvr_duration"};
+
+// vhost.dvr.dvr_wait_keyframe: Segment plan: start each file at a keyframe.
+inline constexpr VhostKey<bool> vhost_dvr_dvr_wait_keyframe{"vhost.dvr.dvr_wait_keyframe"};
+
+// vhost.dvr.time_jitter: Timestamps written: full (corrected to start at 0 and rise), zero (start
+// at 0) or off (as published).
+inline constexpr VhostKey<std::string> vhost_dvr_time_jitter{"vhost.dvr.time_jitter"};
+
 // vhost.ingest.enabled: Run this ingest.
 inline constexpr VhostKey<bool> vhost_ingest_enabled{"vhost.ingest.enabled"};
 

@@ -187,7 +187,7 @@ Error LiveSource::on_video(uint32_t timestamp, SharedBytes payload) {
 void LiveSource::fan_out(const LiveMessagePtr& msg) {
     for (LiveConsumer* c : consumers_) c->enqueue(msg);
     if (bridge_) bridge_->on_live_message(msg);
-    if (forward_) forward_->on_live_message(msg);  // the publish bridges (HLS writes every message)
+    if (forward_) forward_->on_live_message(msg);  // the publish bridges (HLS and DVR write every message)
 }
 
 LiveConsumer* LiveSource::create_consumer(const ConsumerOptions& options) {

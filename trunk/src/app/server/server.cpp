@@ -23,7 +23,8 @@ Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
       forward_([this] { return config_; }),
       ffmpeg_([this] { return config_; }),
       hls_([this] { return config_; }, &hooks_, &clients_),
-      publish_bridges_({&forward_, &ffmpeg_, &hls_}),
+      dvr_([this] { return config_; }, &hooks_),
+      publish_bridges_({&forward_, &ffmpeg_, &hls_, &dvr_}),
       connections_(&clients_),
       edge_([this] { return config_; }, &clients_),
       parent_pid_(getppid()),
@@ -68,6 +69,7 @@ Error Server::initialize() {
     forward_.set_http_options(http_options_);
     if (Error err = hls_.start(); !err.ok()) return SRS_WRAP(err, "hls");
     sources_.set_forward_factory(&publish_bridges_);
+    dvr_.recover();  // before any publisher can start a recording
     if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "listen");
     // After the RTMP listeners: ingests publish to them.
     if (Error err = ffmpeg_.start(); !err.ok()) return SRS_WRAP(err, "ffmpeg");
@@ -76,6 +78,7 @@ Error Server::initialize() {
     forward_.set_service_id(http_api_->service_id());
     hooks_.set_service_id(http_api_->service_id());
     if (Error err = hooks_.start(); !err.ok()) return SRS_WRAP(err, "http hooks");
+    dvr_.post_recovered();
     exporter_.reset(new ExporterHandler(this, http_api_->service_id()));
     if (Error err = listen_exporter(read_exporter_options(*config_)); !err.ok()) return SRS_WRAP(err, "exporter");
     proc_stats_.sample();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/config/config.hpp"
+#include "app/dvr/dvr_manager.hpp"
 #include "app/edge/edge_manager.hpp"
 #include "app/ffmpeg/ffmpeg_manager.hpp"
 #include "app/hls/hls_manager.hpp"
@@ -120,7 +121,9 @@ class Server : public TcpClientHandler, public ServerContext {
     FfmpegManager ffmpeg_;
     // vhost.hls: a writer per publish; disposes of the files at quit.
     HlsManager hls_;
-    // What the sources call on each publish: forward_, ffmpeg_, then hls_.
+    // vhost.dvr: a recorder per publish (closed at unpublish).
+    DvrManager dvr_;
+    // What the sources call on each publish: forward_, ffmpeg_, hls_, then dvr_.
     PublishBridges publish_bridges_;
     // Outlives the connection manager, which registers its connections.
     ClientRegistry clients_;
