@@ -509,7 +509,7 @@ std::vector<DirectiveSpec> build_table() {
                                                                    "send, the whole answer); past it the call fails."),
         Todo("vhost.srt", "SRT for this vhost."),
         Block("vhost.hls", "HLS: the vhost's streams cut into segments and playlists (docs/hls.md)."),
-        NotYet(Bool("vhost.hls.enabled", "off", kLive, "Make HLS of every stream published from now on.")),
+        Bool("vhost.hls.enabled", "off", kLive, "Make HLS of every stream published from now on."),
         NotYet(Float("vhost.hls.hls_fragment", "10", 0, 3600, kLive, "Seconds: the shortest segment.")),
         NotYet(Float("vhost.hls.hls_td_ratio", "1.0", 1, 100, kLive, "A segment is cut once it is hls_fragment x "
                                                                      "this long (at the next keyframe with "
@@ -517,7 +517,7 @@ std::vector<DirectiveSpec> build_table() {
                                                                      "floor.")),
         NotYet(Float("vhost.hls.hls_aof_ratio", "2.1", 1, 100, kLive, "Audio only: a segment is cut once it is "
                                                                       "hls_fragment x this long.")),
-        NotYet(Float("vhost.hls.hls_window", "60", 0, 86400, kLive, "Seconds of segments the playlist lists.")),
+        Float("vhost.hls.hls_window", "60", 0, 86400, kLive, "Seconds of segments the playlist lists."),
         NotYet(Enum("vhost.hls.hls_on_error", "continue", "ignore|disconnect|continue", kLive,
                     "When writing HLS fails: ignore (stop HLS of the stream), disconnect (the publisher) or "
                     "continue (retry at the next segment).")),
@@ -542,9 +542,9 @@ std::vector<DirectiveSpec> build_table() {
                                                                         "never.")),
         NotYet(Bool("vhost.hls.hls_wait_keyframe", "on", kLive, "Cut segments at video keyframes only.")),
         NotYet(Int("vhost.hls.hls_nb_notify", "64", 0, 1 << 20, kLive, "Bytes read of each on_hls_notify answer.")),
-        NotYet(Bool("vhost.hls.hls_ctx", "on", kLive, "Give each playlist player a session (hls_ctx): counted, "
-                                                      "checked and hooked like other players.")),
-        NotYet(Bool("vhost.hls.hls_ts_ctx", "on", kLive, "Count segment bytes to the session of hls_ctx.")),
+        Bool("vhost.hls.hls_ctx", "on", kLive, "Give each playlist player a session (hls_ctx): counted, "
+                                               "checked and hooked like other players."),
+        Bool("vhost.hls.hls_ts_ctx", "on", kLive, "Count segment bytes to the session of hls_ctx."),
         NotYet(Bool("vhost.hls.hls_keys", "off", kLive, "Encrypt segments with AES-128.")),
         NotYet(Int("vhost.hls.hls_fragments_per_key", "5", 1, 1 << 20, kLive, "Segments per key.")),
         NotYet(Str("vhost.hls.hls_key_file", "[app]/[stream]-[seq].key", kLive, "Key file name; [vhost] [app] "

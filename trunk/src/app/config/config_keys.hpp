@@ -440,6 +440,19 @@ inline constexpr VhostKey<std::vector<std::string>> vhost_http_hooks_on_hls_noti
 // answer); past it the call fails.
 inline constexpr VhostKey<int64_t> vhost_http_hooks_timeout{"vhost.http_hooks.timeout"};
 
+// vhost.hls.enabled: Make HLS of every stream published from now on.
+inline constexpr VhostKey<bool> vhost_hls_enabled{"vhost.hls.enabled"};
+
+// vhost.hls.hls_window: Seconds of segments the playlist lists.
+inline constexpr VhostKey<double> vhost_hls_hls_window{"vhost.hls.hls_window"};
+
+// vhost.hls.hls_ctx: Give each playlist player a session (hls_ctx): counted, checked and hooked
+// like other players.
+inline constexpr VhostKey<bool> vhost_hls_hls_ctx{"vhost.hls.hls_ctx"};
+
+// vhost.hls.hls_ts_ctx: Count segment bytes to the session of hls_ctx.
+inline constexpr VhostKey<bool> vhost_hls_hls_ts_ctx{"vhost.hls.hls_ts_ctx"};
+
 // vhost.ingest.enabled: Run this ingest.
 inline constexpr VhostKey<bool> vhost_ingest_enabled{"vhost.ingest.enabled"};
 

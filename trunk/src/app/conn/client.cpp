@@ -18,6 +18,8 @@ const char* client_kind_name(ClientKind kind) {
             return "rtc-publish";
         case ClientKind::kEdgeIngest:
             return "edge-ingest";
+        case ClientKind::kHlsPlay:
+            return "hls-play";
         case ClientKind::kUnknown:
         default:
             return "";

@@ -27,6 +27,7 @@ enum class ClientKind : uint8_t {
     kRtcPlay,
     kRtcPublish,
     kEdgeIngest,  // an edge's pull of a stream from its origin ("edge-ingest")
+    kHlsPlay,     // an HLS player's session (hls_ctx)
 };
 
 // The names SRS's API uses ("rtmp-play", "fmle-publish", ...); "" for kUnknown.

@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include <errno.h>
+#include <string.h>
 #include <sys/uio.h>
 
+#include "app/http/hls_ctx.hpp"
 #include "core/log.hpp"
 #include "io/blocking_worker.hpp"
 
@@ -17,8 +19,21 @@ namespace srs {
 // Files are read in pieces of this size; larger files stream piece by piece.
 static const size_t kReadPiece = 64 * 1024;
 
-HttpStaticHandler::HttpStaticHandler(std::string root, BlockingWorker* worker)
-    : root_(std::move(root)), worker_(worker) {}
+HttpStaticHandler::HttpStaticHandler(std::string root, BlockingWorker* worker, LiveContext* live)
+    : root_(std::move(root)), worker_(worker), hls_(live ? new HlsCtxService(live, worker) : nullptr) {}
+
+HttpStaticHandler::~HttpStaticHandler() = default;
+
+Error HttpStaticHandler::start() { return hls_ ? hls_->start() : Error(); }
+
+void HttpStaticHandler::stop() {
+    if (hls_) hls_->stop();
+}
+
+static bool ends_with(const std::string& s, const char* suffix) {
+    size_t n = strlen(suffix);
+    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
 
 ssize_t read_file_piece(BlockingWorker* worker, int fd, char* buf, size_t size, off_t offset, bool* blocked) {
     *blocked = false;
@@ -59,9 +74,20 @@ static bool resolve_under(const std::string& root, const std::string& path, std:
 
 Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
     std::string file;
-    if (!resolve_under(root_, req.path, &file)) return res->send_error(404);
+    bool found = resolve_under(root_, req.path, &file);
     struct stat st;
-    if (stat(file.c_str(), &st) < 0) return res->send_error(404);
+    if (found && stat(file.c_str(), &st) < 0) found = false;
+    bool playlist = ends_with(req.path, ".m3u8");
+    if (playlist) {
+        res->head().set("Cache-Control", "no-cache");
+        if (hls_) {
+            bool served = false;
+            bool regular = found && S_ISREG(st.st_mode);
+            Error err = hls_->serve_playlist(req, res, regular ? file : std::string(), &served);
+            if (served) return err;
+        }
+    }
+    if (!found) return res->send_error(404);
     if (S_ISDIR(st.st_mode)) {
         if (req.path.empty() || req.path.back() != '/') {
             res->head().set("Location", req.path + "/");
@@ -88,6 +114,7 @@ Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
                         "bytes " + std::to_string(start) + "-" + std::to_string(end) + "/" + std::to_string(size));
     }
     uint64_t length = size ? end - start + 1 : 0;
+    uint64_t sent = 0;
     res->head().set("Accept-Ranges", "bytes");
     // The head first, then the body in pieces.
     Error err = res->send_head(status, http_mime_type(file), static_cast<int64_t>(length));
@@ -103,11 +130,14 @@ Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
                 break;
             }
             err = res->socket()->write(piece.data(), static_cast<size_t>(n));
+            if (err.ok()) sent += n;
             left -= n;
             offset += n;
         }
     }
     close(fd);
+    // A segment of an HLS session: its bytes are the session's.
+    if (hls_ && !playlist && sent > 0) hls_->on_file_sent(req, sent);
     return err;
 }
 
