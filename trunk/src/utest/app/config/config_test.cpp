@@ -250,16 +250,18 @@ TEST_F(ConfigTest, TypicalSrsConfLoads) {
     EXPECT_TRUE(conf->get(keys::rtc_server_enabled));
     EXPECT_TRUE(conf->get(kDefaultVhost, keys::vhost_http_remux_enabled));
     // One warning per directive that is not implemented yet: stats.network and
-    // .disk and the six vhost.hls rows (heartbeat, rtc_server, vhost.rtc.enabled,
-    // the bridges' rtmp_to_rtc and rtc_to_rtmp, vhost.ingest and http_hooks
-    // are implemented).
-    EXPECT_EQ(8u, conf->warnings().size());
+    // .disk and four vhost.hls rows (heartbeat, rtc_server, vhost.rtc.enabled,
+    // the bridges' rtmp_to_rtc and rtc_to_rtmp, vhost.ingest, http_hooks and
+    // hls' enabled and hls_window are implemented).
+    EXPECT_EQ(6u, conf->warnings().size());
     EXPECT_TRUE(conf->get(kDefaultVhost, keys::vhost_http_hooks_enabled));
     EXPECT_EQ((std::vector<std::string>{"http://127.0.0.1:8085/api/v1/streams", "http://localhost:8085/api/v1/streams"}),
               conf->get(kDefaultVhost, keys::vhost_http_hooks_on_publish));
     EXPECT_EQ(5000, conf->get(kDefaultVhost, keys::vhost_http_hooks_timeout));
     for (const std::string& w : conf->warnings()) EXPECT_EQ(w.find("rtc_server"), std::string::npos) << w;
-    EXPECT_TRUE(contains(conf->warnings(), "t.conf:24: directive vhost.hls.enabled is not implemented yet, ignored"));
+    EXPECT_FALSE(contains(conf->warnings(), "t.conf:24: directive vhost.hls.enabled is not implemented yet, ignored"));
+    EXPECT_TRUE(
+        contains(conf->warnings(), "t.conf:25: directive vhost.hls.hls_fragment is not implemented yet, ignored"));
 }
 
 TEST_F(ConfigTest, LogLevelV2WinsOverV1) {
