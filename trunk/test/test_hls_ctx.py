@@ -226,3 +226,26 @@ def test_kick_unknown_gone_and_off(srs, html):
     finally:
         if gone.exists():
             gone.unlink()
+
+
+def test_sessions_do_not_use_up_max_connections(srs, html):
+    """Sessions are bounded by max_connections among themselves, and leave
+    the TCP connections' share alone (as SRS counts connections only)."""
+    limit = 4
+    base_conf = srs.base_conf
+    srs.base_conf = lambda: base_conf().replace("max_connections 1000;", f"max_connections {limit};")
+    start(srs, html, {"__defaultVhost__": ""})
+    ids = []
+    for _ in range(limit):
+        ids.append(new_session(srs)[0])
+        time.sleep(0.2)  # the closed connection leaves the registry
+    assert set(clients(srs)) == set(ids)
+    time.sleep(0.2)
+    # One more player: its connection is accepted (4 sessions are not 4
+    # connections) and refused as a session.
+    status, _, body = get(srs.http_port, STREAM)
+    assert status == 503 and b"#EXTM3U" not in body
+    # Known sessions are still served.
+    status, _, body = get(srs.http_port, f"{STREAM}?hls_ctx={ids[0]}")
+    assert status == 200 and f"hls_ctx={ids[0]}".encode() in body
+    assert f"max_connections={limit}" in srs.log()

@@ -127,6 +127,13 @@ Error HlsCtxService::serve_new_session(const HttpRequest& req, HttpResponse* res
     // SRS makes a session for any .m3u8 path; we make one only for a playlist
     // that exists, so a scan of names costs no hooks and no clients.
     if (file.empty()) return res->send_error(404);
+    // Sessions are bounded like connections (each holds a little memory
+    // until it expires): past max_connections of them, new players wait.
+    size_t limit = static_cast<size_t>(config->get(keys::max_connections));
+    if (table_.size() >= limit) {
+        srs_warn("HLS %s refused (503): %zu sessions, max_connections=%zu", req.path.c_str(), table_.size(), limit);
+        return res->send_error(503);
+    }
 
     // The player's own id when it is a fresh, safe one (SRS keeps it), else ours.
     std::string id = req.query_param(kHlsCtxParam);

@@ -42,6 +42,9 @@ class HlsCtxService : public CoroutineHandler {
     void on_file_sent(const HttpRequest& req, uint64_t bytes);
 
     size_t sessions() const { return table_.size(); }
+    // Sessions in the clients registry: they are not TCP connections, so
+    // max_connections leaves them out (as SRS).
+    size_t listed_sessions() const { return table_.listed(); }
 
   private:
     Error cycle() override;

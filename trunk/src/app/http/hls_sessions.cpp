@@ -127,7 +127,14 @@ void HlsSession::expire() {
     if (interrupted_) return;
     interrupted_ = true;
     // SRS drops a kicked session from the clients list at once.
-    if (clients_) clients_->remove(this, false);
+    unregister();
+}
+
+void HlsSession::unregister() {
+    if (!clients_) return;
+    clients_->remove(this, false);
+    clients_ = nullptr;
+    if (listed_) (*listed_)--;
 }
 
 HlsSession* HlsSessionTable::find(const std::string& id) const {
@@ -145,10 +152,14 @@ HlsSession* HlsSessionTable::create(const std::string& id, const std::string& ip
     s->info() = info;
     s->info().kind = ClientKind::kHlsPlay;
     s->deadline_us_ = now_us + idle_us;
-    s->clients_ = clients_;
     HlsSession* raw = s.get();
     sessions_[id] = std::move(s);
-    if (clients_) clients_->add(raw);
+    if (clients_) {
+        raw->clients_ = clients_;
+        raw->listed_ = &listed_;
+        listed_++;
+        clients_->add(raw);
+    }
     return raw;
 }
 
@@ -157,7 +168,7 @@ void HlsSessionTable::touch(HlsSession* s, utime_t now_us, utime_t idle_us) {
 }
 
 void HlsSessionTable::drop(HlsSession* s) {
-    if (clients_) clients_->remove(s, false);
+    s->unregister();
     sessions_.erase(s->id_);
 }
 
@@ -168,7 +179,8 @@ std::vector<std::unique_ptr<HlsSession>> HlsSessionTable::take_expired(utime_t n
             ++it;
             continue;
         }
-        if (clients_) clients_->remove(it->second.get(), false);
+        it->second->unregister();
+        it->second->listed_ = nullptr;  // the table's count is not its business any more
         out.push_back(std::move(it->second));
         it = sessions_.erase(it);
     }
@@ -176,9 +188,7 @@ std::vector<std::unique_ptr<HlsSession>> HlsSessionTable::take_expired(utime_t n
 }
 
 void HlsSessionTable::clear() {
-    for (auto& kv : sessions_) {
-        if (clients_) clients_->remove(kv.second.get(), false);
-    }
+    for (auto& kv : sessions_) kv.second->unregister();
     sessions_.clear();
 }
 

@@ -71,6 +71,8 @@ class HlsSession : public Client {
 
   private:
     friend class HlsSessionTable;
+    // Out of the clients registry (once).
+    void unregister();
     std::string id_;
     std::string protocol_ = "HTTP";
     std::string ip_;
@@ -79,6 +81,7 @@ class HlsSession : public Client {
     bool interrupted_ = false;
     utime_t deadline_us_ = 0;
     ClientRegistry* clients_ = nullptr;
+    size_t* listed_ = nullptr;  // the table's count of registered sessions
 };
 
 // The sessions by id. Sessions in the table are in the clients registry
@@ -108,9 +111,12 @@ class HlsSessionTable {
     // Unregisters and frees every session (shutdown: no on_stop).
     void clear();
     size_t size() const { return sessions_.size(); }
+    // Sessions in the clients registry (kicked ones are not).
+    size_t listed() const { return listed_; }
 
   private:
     ClientRegistry* clients_;
+    size_t listed_ = 0;
     std::map<std::string, std::unique_ptr<HlsSession>> sessions_;
 };
 

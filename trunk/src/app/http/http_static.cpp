@@ -30,6 +30,8 @@ void HttpStaticHandler::stop() {
     if (hls_) hls_->stop();
 }
 
+size_t HttpStaticHandler::hls_sessions() const { return hls_ ? hls_->listed_sessions() : 0; }
+
 static bool ends_with(const std::string& s, const char* suffix) {
     size_t n = strlen(suffix);
     return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;

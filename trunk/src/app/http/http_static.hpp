@@ -30,6 +30,8 @@ class HttpStaticHandler : public HttpHandler {
     // (before the clients registry goes).
     Error start();
     void stop();
+    // HLS sessions listed as clients (max_connections leaves them out).
+    size_t hls_sessions() const;
     bool match(const HttpRequest& req) const override;
     Error serve(const HttpRequest& req, HttpResponse* res) override;
 

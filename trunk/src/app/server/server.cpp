@@ -189,7 +189,9 @@ void Server::close_listeners() {
 void Server::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
     std::unique_ptr<TcpConn> sock(conn);
     size_t limit = static_cast<size_t>(config_->get(keys::max_connections));
-    if (clients_.size() >= limit) {
+    // HLS sessions are clients but not connections (as SRS counts).
+    size_t used = clients_.size() - (http_static_ ? http_static_->hls_sessions() : 0);
+    if (used >= limit) {
         srs_warn("drop %s client %s: max_connections=%zu reached", acceptor->kind().c_str(),
                  sock->peer().to_string().c_str(), limit);
         return;  // closes the socket

@@ -222,3 +222,27 @@ TEST(AppHlsCtx, DropAndClear) {
     EXPECT_FALSE(table.id_free("c"));
     (void)c;
 }
+
+TEST(AppHlsCtx, ListedCountFollowsTheRegistry) {
+    ClientRegistry clients;
+    HlsSessionTable table(&clients);
+    table.create("a", "", ClientInfo(), HookRequest(), 0, 10);
+    HlsSession* b = table.create("b", "", ClientInfo(), HookRequest(), 0, 20);
+    HlsSession* c = table.create("c", "", ClientInfo(), HookRequest(), 0, 30);
+    EXPECT_EQ(3u, table.listed());
+    c->expire();
+    c->expire();  // twice: counted once
+    EXPECT_EQ(2u, table.listed());
+    EXPECT_EQ(3u, table.size());
+    table.drop(b);
+    EXPECT_EQ(1u, table.listed());
+    EXPECT_EQ(1u, table.take_expired(10).size());
+    EXPECT_EQ(0u, table.listed());
+    EXPECT_EQ(clients.size(), table.listed());
+    // The kicked one expires without touching the count again.
+    auto gone = table.take_expired(30);
+    ASSERT_EQ(1u, gone.size());
+    gone[0]->expire();
+    EXPECT_EQ(0u, table.listed());
+    EXPECT_EQ(0u, table.size());
+}
