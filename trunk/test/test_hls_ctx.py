@@ -218,6 +218,19 @@ def test_kick_unknown_gone_and_off(srs, html):
         assert head["cache-control"] == "no-cache"
         assert len(clients(srs)) == n
 
+        # Keep-alive players fetch the playlist again and again: the head and
+        # the body leave in one write, so no answer waits for a delayed ACK
+        # (~40 ms each when the head went alone).
+        conn = http.client.HTTPConnection("127.0.0.1", srs.http_port, timeout=10)
+        t0 = time.monotonic()
+        for _ in range(20):
+            conn.request("GET", STREAM + "?vhost=off.test")
+            r = conn.getresponse()
+            assert r.status == 200 and b"#EXTM3U" in r.read()
+        elapsed = time.monotonic() - t0
+        conn.close()
+        assert elapsed < 0.5, f"20 keep-alive playlist requests took {elapsed:.3f} s"
+
         # hls_ts_ctx off: a session is made, its playlist is the plain file (as SRS).
         ctx5, variant5, _ = new_session(srs, STREAM + "?vhost=nots.test")
         status, _, body = get(srs.http_port, variant5)
