@@ -262,3 +262,37 @@ def test_sessions_do_not_use_up_max_connections(srs, html):
     status, _, body = get(srs.http_port, f"{STREAM}?hls_ctx={ids[0]}")
     assert status == 200 and f"hls_ctx={ids[0]}".encode() in body
     assert f"max_connections={limit}" in srs.log()
+
+
+def test_fmp4_session_counts_init_and_segments(srs, html, media):
+    """fMP4 HLS (ffmpeg's -hls_segment_type fmp4): the EXT-X-MAP init URI and
+    the .m4s URIs carry the session; ffprobe plays through the master."""
+    m3u8 = html / "live" / "fm.m3u8"
+    ff = subprocess.Popen([FFMPEG, "-hide_banner", "-loglevel", "error", "-re", "-stream_loop", "-1", "-i", str(media),
+                           "-c", "copy", "-f", "hls", "-hls_time", "1", "-hls_list_size", "5", "-hls_segment_type",
+                           "fmp4", "-hls_fmp4_init_filename", "fm_init.mp4", "-hls_flags", "delete_segments",
+                           str(m3u8)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        assert wait_until(lambda: m3u8.exists() and m3u8.read_text().count(".m4s") >= 2, 15), "no fMP4 HLS"
+        start(srs, html, {"__defaultVhost__": ""})
+        ctx, variant, _ = new_session(srs, "/live/fm.m3u8")
+        status, _, body = get(srs.http_port, variant)
+        text = body.decode()
+        assert status == 200 and f'#EXT-X-MAP:URI="fm_init.mp4?hls_ctx={ctx}"' in text, text
+        uris = segment_uris(text)
+        assert uris and all(u.endswith(f".m4s?hls_ctx={ctx}") for u in uris), text
+        status, head, init = get(srs.http_port, f"/live/fm_init.mp4?hls_ctx={ctx}")
+        assert status == 200 and head["content-type"] == "video/mp4" and init[4:8] == b"ftyp"
+        status, head, seg = get(srs.http_port, "/live/" + uris[-1])
+        assert status == 200 and head["content-type"] == "video/iso.segment"
+        assert wait_until(lambda: clients(srs)[ctx]["send_bytes"] == len(init) + len(seg), 3)
+
+        streams = subprocess.run([FFPROBE, "-v", "error", "-show_entries", "stream=codec_type,codec_name",
+                                  "-of", "json", f"http://127.0.0.1:{srs.http_port}/live/fm.m3u8"],
+                                 capture_output=True, text=True, timeout=30)
+        codecs = {s["codec_type"]: s["codec_name"] for s in json.loads(streams.stdout or "{}").get("streams", [])}
+        assert codecs.get("video") == "h264" and codecs.get("audio") == "aac", streams.stderr[-2000:]
+        others = [c for i, c in clients(srs).items() if i != ctx]
+        assert len(others) == 1 and others[0]["send_bytes"] > 0
+    finally:
+        stop_process(ff)
