@@ -39,6 +39,7 @@ void ClientRegistry::remove(Client* client, bool failed) {
     clients_.erase(it);
     if (client->info().kind != ClientKind::kUnknown) finished_.clients++;
     if (failed && client->listed()) finished_.errors++;
+    if (!client->owns_bytes()) return;
     finished_.recv_bytes += client->recv_bytes();
     finished_.send_bytes += client->send_bytes();
 }
@@ -48,6 +49,7 @@ ClientTotals ClientRegistry::totals() const {
     for (const auto& kv : clients_) {
         const Client* c = kv.second;
         if (c->info().kind != ClientKind::kUnknown) t.clients++;
+        if (!c->owns_bytes()) continue;
         t.recv_bytes += c->recv_bytes();
         t.send_bytes += c->send_bytes();
     }

@@ -62,6 +62,10 @@ class Client {
     // The media transport when it is not the connection itself ("udp" or
     // "tcp" for a WebRTC session); "" for the others.
     virtual const char* transport() const { return ""; }
+    // Whether the server's byte totals add its bytes: false for a client
+    // whose bytes another one carries (an HLS session's are its HTTP
+    // connections').
+    virtual bool owns_bytes() const { return true; }
 
     ClientInfo& info() { return info_; }
     const ClientInfo& info() const { return info_; }

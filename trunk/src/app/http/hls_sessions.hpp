@@ -62,6 +62,8 @@ class HlsSession : public Client {
     // The API's kick: the session answers 404 from now on and leaves the
     // registry at once; it is dropped (with on_stop) when it expires.
     void expire() override;
+    // Its bytes went out on HTTP connections, which count them already.
+    bool owns_bytes() const override { return false; }
 
     bool interrupted() const { return interrupted_; }
     void add_send_bytes(uint64_t n) { send_bytes_ += n; }

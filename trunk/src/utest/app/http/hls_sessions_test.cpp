@@ -170,6 +170,8 @@ TEST(AppHlsCtx, SessionsRegisterTouchAndExpire) {
 
         s->add_send_bytes(1500);
         EXPECT_EQ(1500u, s->send_bytes());
+        EXPECT_EQ(0u, clients.totals().send_bytes);
+        EXPECT_EQ(1u, clients.totals().clients);
 
         // Not yet: touched at 3 s, alive until 7 s.
         EXPECT_TRUE(table.take_expired(1000 + idle - 1).empty());
@@ -183,9 +185,10 @@ TEST(AppHlsCtx, SessionsRegisterTouchAndExpire) {
         EXPECT_EQ(nullptr, clients.find("abc"));
         EXPECT_EQ(0u, table.size());
     }
+    // Counted as a client; its bytes are its HTTP connections' (not twice).
     ClientTotals t = clients.totals();
     EXPECT_EQ(1u, t.clients);
-    EXPECT_EQ(1500u, t.send_bytes);
+    EXPECT_EQ(0u, t.send_bytes);
 }
 
 TEST(AppHlsCtx, KickedSessionLeavesTheListButStaysUntilExpiry) {
