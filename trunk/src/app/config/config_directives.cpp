@@ -542,9 +542,9 @@ std::vector<DirectiveSpec> build_table() {
                                                                         "never."),
         Bool("vhost.hls.hls_wait_keyframe", "on", kLive, "Cut segments at video keyframes only."),
         NotYet(Int("vhost.hls.hls_nb_notify", "64", 0, 1 << 20, kLive, "Bytes read of each on_hls_notify answer.")),
-        NotYet(Bool("vhost.hls.hls_ctx", "on", kLive, "Give each playlist player a session (hls_ctx): counted, "
-                                                      "checked and hooked like other players.")),
-        NotYet(Bool("vhost.hls.hls_ts_ctx", "on", kLive, "Count segment bytes to the session of hls_ctx.")),
+        Bool("vhost.hls.hls_ctx", "on", kLive, "Give each playlist player a session (hls_ctx): counted, "
+                                               "checked and hooked like other players."),
+        Bool("vhost.hls.hls_ts_ctx", "on", kLive, "Count segment bytes to the session of hls_ctx."),
         Bool("vhost.hls.hls_keys", "off", kLive, "Encrypt segments with AES-128."),
         Int("vhost.hls.hls_fragments_per_key", "5", 1, 1 << 20, kLive, "Segments per key."),
         Str("vhost.hls.hls_key_file", "[app]/[stream]-[seq].key", kLive, "Key file name; [vhost] [app] "

@@ -497,6 +497,13 @@ inline constexpr VhostKey<int64_t> vhost_hls_hls_dispose{"vhost.hls.hls_dispose"
 // vhost.hls.hls_wait_keyframe: Cut segments at video keyframes only.
 inline constexpr VhostKey<bool> vhost_hls_hls_wait_keyframe{"vhost.hls.hls_wait_keyframe"};
 
+// vhost.hls.hls_ctx: Give each playlist player a session (hls_ctx): counted, checked and hooked
+// like other players.
+inline constexpr VhostKey<bool> vhost_hls_hls_ctx{"vhost.hls.hls_ctx"};
+
+// vhost.hls.hls_ts_ctx: Count segment bytes to the session of hls_ctx.
+inline constexpr VhostKey<bool> vhost_hls_hls_ts_ctx{"vhost.hls.hls_ts_ctx"};
+
 // vhost.hls.hls_keys: Encrypt segments with AES-128.
 inline constexpr VhostKey<bool> vhost_hls_hls_keys{"vhost.hls.hls_keys"};
 

@@ -18,6 +18,8 @@ const char* client_kind_name(ClientKind kind) {
             return "rtc-publish";
         case ClientKind::kEdgeIngest:
             return "edge-ingest";
+        case ClientKind::kHlsPlay:
+            return "hls-play";
         case ClientKind::kUnknown:
         default:
             return "";
@@ -37,6 +39,7 @@ void ClientRegistry::remove(Client* client, bool failed) {
     clients_.erase(it);
     if (client->info().kind != ClientKind::kUnknown) finished_.clients++;
     if (failed && client->listed()) finished_.errors++;
+    if (!client->owns_bytes()) return;
     finished_.recv_bytes += client->recv_bytes();
     finished_.send_bytes += client->send_bytes();
 }
@@ -46,6 +49,7 @@ ClientTotals ClientRegistry::totals() const {
     for (const auto& kv : clients_) {
         const Client* c = kv.second;
         if (c->info().kind != ClientKind::kUnknown) t.clients++;
+        if (!c->owns_bytes()) continue;
         t.recv_bytes += c->recv_bytes();
         t.send_bytes += c->send_bytes();
     }

@@ -27,6 +27,7 @@ enum class ClientKind : uint8_t {
     kRtcPlay,
     kRtcPublish,
     kEdgeIngest,  // an edge's pull of a stream from its origin ("edge-ingest")
+    kHlsPlay,     // an HLS player's session (hls_ctx)
 };
 
 // The names SRS's API uses ("rtmp-play", "fmle-publish", ...); "" for kUnknown.
@@ -61,6 +62,10 @@ class Client {
     // The media transport when it is not the connection itself ("udp" or
     // "tcp" for a WebRTC session); "" for the others.
     virtual const char* transport() const { return ""; }
+    // Whether the server's byte totals add its bytes: false for a client
+    // whose bytes another one carries (an HLS session's are its HTTP
+    // connections').
+    virtual bool owns_bytes() const { return true; }
 
     ClientInfo& info() { return info_; }
     const ClientInfo& info() const { return info_; }

@@ -44,6 +44,13 @@ Error HttpResponse::send(int status, const std::string& content_type, const std:
     return sock_->writev(iov, is_head_ || body.empty() ? 1 : 2);
 }
 
+Error HttpResponse::send_head(int status, const std::string& content_type, int64_t content_length,
+                              const void* first, size_t first_size) {
+    std::string head = head_bytes(status, content_type, content_length);
+    struct iovec iov[2] = {{&head[0], head.size()}, {const_cast<void*>(first), first_size}};
+    return sock_->writev(iov, is_head_ || first_size == 0 ? 1 : 2);
+}
+
 Error HttpResponse::send_error(int status) {
     std::string body = std::to_string(status) + " " + http_status_text(status) + "\n";
     return send(status, "text/plain; charset=utf-8", body);

@@ -28,6 +28,9 @@ class HttpResponse {
     Error send_head(int status, const std::string& content_type, int64_t content_length) {
         return write_head(status, content_type, content_length);
     }
+    // The head and the body's first bytes in one write (HEAD: the head only).
+    Error send_head(int status, const std::string& content_type, int64_t content_length, const void* first,
+                    size_t first_size);
     // A plain error page.
     Error send_error(int status);
     // Starts a response whose body the caller streams with write_body() and

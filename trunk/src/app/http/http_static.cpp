@@ -1,14 +1,18 @@
 #include "app/http/http_static.hpp"
 
 #include <fcntl.h>
+
+#include <algorithm>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <errno.h>
+#include <string.h>
 #include <sys/uio.h>
 
+#include "app/http/hls_ctx.hpp"
 #include "core/log.hpp"
 #include "io/blocking_worker.hpp"
 
@@ -17,8 +21,23 @@ namespace srs {
 // Files are read in pieces of this size; larger files stream piece by piece.
 static const size_t kReadPiece = 64 * 1024;
 
-HttpStaticHandler::HttpStaticHandler(std::string root, BlockingWorker* worker)
-    : root_(std::move(root)), worker_(worker) {}
+HttpStaticHandler::HttpStaticHandler(std::string root, BlockingWorker* worker, LiveContext* live)
+    : root_(std::move(root)), worker_(worker), hls_(live ? new HlsCtxService(live, worker) : nullptr) {}
+
+HttpStaticHandler::~HttpStaticHandler() = default;
+
+Error HttpStaticHandler::start() { return hls_ ? hls_->start() : Error(); }
+
+void HttpStaticHandler::stop() {
+    if (hls_) hls_->stop();
+}
+
+size_t HttpStaticHandler::hls_sessions() const { return hls_ ? hls_->listed_sessions() : 0; }
+
+static bool ends_with(const std::string& s, const char* suffix) {
+    size_t n = strlen(suffix);
+    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
 
 ssize_t read_file_piece(BlockingWorker* worker, int fd, char* buf, size_t size, off_t offset, bool* blocked) {
     *blocked = false;
@@ -59,9 +78,20 @@ static bool resolve_under(const std::string& root, const std::string& path, std:
 
 Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
     std::string file;
-    if (!resolve_under(root_, req.path, &file)) return res->send_error(404);
+    bool found = resolve_under(root_, req.path, &file);
     struct stat st;
-    if (stat(file.c_str(), &st) < 0) return res->send_error(404);
+    if (found && stat(file.c_str(), &st) < 0) found = false;
+    bool playlist = ends_with(req.path, ".m3u8");
+    if (playlist) {
+        res->head().set("Cache-Control", "no-cache");
+        if (hls_) {
+            bool served = false;
+            bool regular = found && S_ISREG(st.st_mode);
+            Error err = hls_->serve_playlist(req, res, regular ? file : std::string(), &served);
+            if (served) return err;
+        }
+    }
+    if (!found) return res->send_error(404);
     if (S_ISDIR(st.st_mode)) {
         if (req.path.empty() || req.path.back() != '/') {
             res->head().set("Location", req.path + "/");
@@ -88,26 +118,48 @@ Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
                         "bytes " + std::to_string(start) + "-" + std::to_string(end) + "/" + std::to_string(size));
     }
     uint64_t length = size ? end - start + 1 : 0;
+    uint64_t sent = 0;
     res->head().set("Accept-Ranges", "bytes");
-    // The head first, then the body in pieces.
-    Error err = res->send_head(status, http_mime_type(file), static_cast<int64_t>(length));
-    if (err.ok() && req.method != "HEAD") {
-        std::string piece(kReadPiece, '\0');
-        uint64_t left = length, offset = start;
-        while (left > 0 && err.ok()) {
-            size_t want = left < kReadPiece ? static_cast<size_t>(left) : kReadPiece;
+    // The head goes out with the body's first piece in one write: alone, it
+    // meets Nagle and the peer's delayed ACK, which holds the body back
+    // ~40 ms on a keep-alive connection (every playlist and segment a
+    // player fetches again).
+    Error err;
+    std::string piece(std::min<uint64_t>(kReadPiece, std::max<uint64_t>(length, 1)), '\0');
+    uint64_t left = req.method == "HEAD" ? 0 : length, offset = start;
+    bool head_out = false;
+    while (err.ok() && (left > 0 || !head_out)) {
+        size_t n = 0;
+        if (left > 0) {
+            size_t want = left < piece.size() ? static_cast<size_t>(left) : piece.size();
             bool blocked = false;
-            ssize_t n = read_file_piece(worker_, fd, &piece[0], want, static_cast<off_t>(offset), &blocked);
-            if (n <= 0) {
+            ssize_t got = read_file_piece(worker_, fd, &piece[0], want, static_cast<off_t>(offset), &blocked);
+            if (got <= 0) {
                 err = SRS_ERR(kErrorFileRead, "read %s at %llu", file.c_str(), (unsigned long long)offset);
+                if (!head_out) {
+                    // Nothing went out yet: the client gets a 500, the log the reason.
+                    srs_warn("HTTP %s: %s", req.path.c_str(), err.summary().c_str());
+                    err.ignore();
+                    close(fd);
+                    return res->send_error(500);
+                }
                 break;
             }
-            err = res->socket()->write(piece.data(), static_cast<size_t>(n));
-            left -= n;
-            offset += n;
+            n = static_cast<size_t>(got);
         }
+        if (!head_out) {
+            err = res->send_head(status, http_mime_type(file), static_cast<int64_t>(length), piece.data(), n);
+            head_out = true;
+        } else {
+            err = res->socket()->write(piece.data(), n);
+        }
+        if (err.ok()) sent += n;
+        left -= n;
+        offset += n;
     }
     close(fd);
+    // A segment of an HLS session: its bytes are the session's.
+    if (hls_ && !playlist && sent > 0) hls_->on_file_sent(req, sent);
     return err;
 }
 

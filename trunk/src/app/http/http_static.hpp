@@ -6,6 +6,7 @@
 // blocking worker's thread, so a cold disk never stalls the other clients.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "app/http/http_conn.hpp"
@@ -13,17 +14,31 @@
 namespace srs {
 
 class BlockingWorker;
+class HlsCtxService;
+class LiveContext;
 
+// HLS files: playlists are never cached (Cache-Control: no-cache) since a
+// live playlist changes every segment; with a LiveContext, playlists of a
+// vhost with hls_ctx on go through the HLS player sessions (hls_ctx.hpp).
 class HttpStaticHandler : public HttpHandler {
   public:
     // worker: where reads that would block go (nullptr: read inline).
-    HttpStaticHandler(std::string root, BlockingWorker* worker);
+    // live: for hls_ctx (nullptr: plain files only); outlives the handler.
+    HttpStaticHandler(std::string root, BlockingWorker* worker, LiveContext* live = nullptr);
+    ~HttpStaticHandler() override;
+    // The hls_ctx sweeper; stop() ends it and unregisters the sessions
+    // (before the clients registry goes).
+    Error start();
+    void stop();
+    // HLS sessions listed as clients (max_connections leaves them out).
+    size_t hls_sessions() const;
     bool match(const HttpRequest& req) const override;
     Error serve(const HttpRequest& req, HttpResponse* res) override;
 
   private:
     std::string root_;
     BlockingWorker* worker_;
+    std::unique_ptr<HlsCtxService> hls_;
 };
 
 // One read of a file piece at offset: from the page cache inline when it is

@@ -35,6 +35,7 @@ Server::~Server() {
     ffmpeg_.stop();
     close_listeners();
     connections_.stop();
+    if (http_static_) http_static_->stop();  // its HLS sessions leave the clients registry
     if (rtc_) rtc_->stop();
     edge_.stop();
     sources_.set_forward_factory(nullptr);
@@ -137,7 +138,8 @@ Error Server::listen_http() {
     api_on_http_port_ = server_on && api_on && !server_eps.empty() && !api_eps.empty() &&
                         server_eps[0].port == api_eps[0].port;
     http_flv_.reset(new HttpFlvHandler(this));
-    http_static_.reset(new HttpStaticHandler(config->get(keys::http_server_dir), &blocking_worker_));
+    http_static_.reset(new HttpStaticHandler(config->get(keys::http_server_dir), &blocking_worker_, this));
+    if (Error err = http_static_->start(); !err.ok()) return SRS_WRAP(err, "hls_ctx");
     http_api_.reset(new HttpApiHandler(this, rtc_.get()));
     rtc_api_.reset(new RtcApiHandler(this, http_api_.get(), rtc_.get()));
     if (server_on) {
@@ -192,7 +194,9 @@ void Server::close_listeners() {
 void Server::on_tcp_client(TcpAcceptor* acceptor, TcpConn* conn) {
     std::unique_ptr<TcpConn> sock(conn);
     size_t limit = static_cast<size_t>(config_->get(keys::max_connections));
-    if (clients_.size() >= limit) {
+    // HLS sessions are clients but not connections (as SRS counts).
+    size_t used = clients_.size() - (http_static_ ? http_static_->hls_sessions() : 0);
+    if (used >= limit) {
         srs_warn("drop %s client %s: max_connections=%zu reached", acceptor->kind().c_str(),
                  sock->peer().to_string().c_str(), limit);
         return;  // closes the socket
