@@ -49,6 +49,18 @@ def http_get(port, path, timeout=5):
         conn.close()
 
 
+def media_playlist(port, path, sessions):
+    """GET of a media playlist as a player does it: with hls_ctx on (SRS's
+    default) the first answer is a master playlist naming the session's media
+    playlist, which later polls then ask for directly."""
+    status, body = http_get(port, sessions.get(path, path))
+    if status == 200 and b"#EXT-X-STREAM-INF" in body:
+        sessions[path] = [l for l in body.decode().splitlines() if l and not l.startswith("#")][0]
+        assert sessions[path].startswith(path + "?hls_ctx="), body
+        status, body = http_get(port, sessions[path])
+    return status, body
+
+
 def check_rfc8216(text):
     """The playlist's rules: EXTINF rounded <= TARGETDURATION, no ENDLIST (live),
     SRS's shape (version, ', no desc'). Returns the parsed playlist."""
@@ -103,9 +115,10 @@ def test_ts_window_cleanup_hooks_probe_and_dispose(srs, media):
             wait_for_publish(srs)
             seen = {}  # seq -> uri, across every playlist read
             last_seq = -1
+            sessions = {}
             deadline = time.monotonic() + 16
             while time.monotonic() < deadline:
-                status, body = http_get(srs.http_port, "/live/livestream.m3u8")
+                status, body = media_playlist(srs.http_port, "/live/livestream.m3u8", sessions)
                 if status == 200:
                     text = body.decode()
                     pl = check_rfc8216(text)
@@ -222,7 +235,7 @@ def test_keys_decrypted_by_ffmpeg(srs, media):
 def test_audio_only_with_env_fragment(srs, media):
     # The conf says 10 s; the environment says 1 s: audio-only segments are 1 x aof_ratio (2.1 s).
     start(srs, "    hls_fragment 10;\n    hls_window 60;\n    hls_vcodec vn;\n",
-          env={"SRS_VHOST_HLS_HLS_FRAGMENT": "1"})
+          env={"SRS_VHOST_HLS_HLS_FRAGMENT": "1", "SRS_VHOST_HLS_HLS_DTS_DIRECTLY": "off"})
     pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/audio", loop=False, extra=["-t", "7", "-vn"])
     try:
         pub.wait(30)
@@ -237,6 +250,18 @@ def test_audio_only_with_env_fragment(srs, media):
     info = probe_format(str(vod_copy(m3u8_path)))
     assert {s["codec_type"] for s in info["streams"]} == {"audio"}, info
     assert float(info["format"]["duration"]) >= 0.9 * 7
+    # hls_dts_directly off: audio DTS counted from samples, so within a
+    # segment every AAC frame is 1024 samples after the one before, to the
+    # ms the muxer takes (never a stamp's own jitter).
+    seg = str(srs.workdir / "live" / "audio-1.ts")
+    r = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries", "stream=sample_rate",
+                        "-of", "csv=p=0", seg], capture_output=True, text=True, timeout=30)
+    rate = int(r.stdout.split()[0])
+    r = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries", "packet=pts",
+                        "-of", "csv=p=0", seg], capture_output=True, text=True, timeout=30)
+    pts = [int(x.strip(",")) for x in r.stdout.split() if x.strip(",").isdigit()]
+    steps = {b - a for a, b in zip(pts, pts[1:])}
+    assert len(pts) > 50 and all(abs(d - 1024 * 90000 / rate) <= 90 for d in steps), (rate, sorted(steps))
     # hls_dispose (120 s by default) is also applied at quit: SIGTERM deletes the files.
     srs.stop()
     assert not m3u8_path.exists() and not list((srs.workdir / "live").glob("audio-*.ts"))

@@ -45,6 +45,7 @@ HlsStreamConfig read_hls_config(const Config& c, const std::string& vhost) {
     h.key_file_path = c.get(vhost, keys::vhost_hls_hls_key_file_path);
     h.key_url = c.get(vhost, keys::vhost_hls_hls_key_url);
     h.fmp4 = c.get(vhost, keys::vhost_hls_hls_use_fmp4);
+    h.dts_directly = c.get(vhost, keys::vhost_hls_hls_dts_directly);
     h.fmp4_file = c.get(vhost, keys::vhost_hls_hls_fmp4_file);
     h.init_file = c.get(vhost, keys::vhost_hls_hls_init_file);
     return h;

@@ -116,6 +116,8 @@ void HlsStream::on_live_message(const LiveMessagePtr& msg) {
 Error HlsStream::on_frame(bool video, uint32_t timestamp, bool keyframe, bool sequence_header, const uint8_t* body,
                           size_t n) {
     if (sequence_header) return on_sequence_header(video, timestamp, body, n);
+    // hls_dts_directly off: audio frames take the counted clock's DTS.
+    if (!video && !config_.dts_directly) timestamp = static_cast<uint32_t>(audio_clock_.next(timestamp));
     const int64_t dts = timestamp;
     if (video) seen_video_ = true;
     if (open_) {
@@ -153,6 +155,7 @@ Error HlsStream::on_frame(bool video, uint32_t timestamp, bool keyframe, bool se
 }
 
 Error HlsStream::on_sequence_header(bool video, uint32_t timestamp, const uint8_t* body, size_t n) {
+    if (!video) audio_clock_.on_sequence_header(body, n);
     const bool changed = codecs_.on_sequence_header(video, body, n);
     if (changed) {
         // A real codec change: the segment so far ends here, the next one

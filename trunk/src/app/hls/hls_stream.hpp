@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "app/hls/hls_audio_clock.hpp"
 #include "app/hls/hls_crypto.hpp"
 #include "app/hls/hls_cut_rule.hpp"
 #include "app/hls/hls_path.hpp"
@@ -44,6 +45,7 @@ struct HlsStreamConfig {
     std::string key_file_path;  // "" : path
     std::string key_url;
     bool fmp4 = false;
+    bool dts_directly = true;  // off: audio DTS counted from samples (HlsAudioClock)
     std::string fmp4_file = "[app]/[stream]-[seq].m4s";
     std::string init_file = "[app]/[stream]/init.mp4";
 };
@@ -113,6 +115,7 @@ class HlsStream : public LiveSourceBridge {
     int64_t (*clock_ms_)();
     HlsPlaylistOptions playlist_;
     HlsCodecTracker codecs_;
+    HlsAudioClock audio_clock_;
     bool failed_ = false;  // hls_on_error ignore/disconnect: no more HLS for this publish
     utime_t last_error_log_us_ = 0;  // hls_on_error continue: one line a second
     uint64_t errors_unlogged_ = 0;
