@@ -30,7 +30,7 @@ def start(srs, hls_body, hooks=None, env=None):
     hook_block = ""
     if hooks:
         hook_block = (f"  http_hooks {{\n    enabled on;\n    on_hls {hooks.url('/ok/hls')};\n"
-                      f"    on_hls_notify {hooks.url('/ok/notify')}?ts=[ts_url]&app=[app];\n  }}\n")
+                      f"    on_hls_notify {hooks.url('/huge/notify')}?ts=[ts_url]&app=[app];\n  }}\n")
     conf += (f"vhost __defaultVhost__ {{\n  hls {{\n    enabled on;\n    hls_path {srs.workdir};\n"
              f"{hls_body}  }}\n{hook_block}}}\n")
     srs.write_conf(conf)
@@ -107,7 +107,7 @@ def seg_files(d: Path, ext):
 def test_ts_window_cleanup_hooks_probe_and_dispose(srs, media):
     hooks = HooksServer().start()
     try:
-        start(srs, "    hls_fragment 2;\n    hls_window 6;\n    hls_dispose 3;\n", hooks=hooks)
+        start(srs, "    hls_fragment 2;\n    hls_window 6;\n    hls_dispose 3;\n    hls_nb_notify 100;\n", hooks=hooks)
         pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/livestream?k=v")
         live = srs.workdir / "live"
         m3u8_path = live / "livestream.m3u8"
@@ -159,8 +159,11 @@ def test_ts_window_cleanup_hooks_probe_and_dispose(srs, media):
         assert isinstance(b["seq_no"], int) and isinstance(b["duration"], float)
         assert [x["seq_no"] for x in bodies] == list(range(len(bodies)))
         assert b["stream_url"] == "/live/livestream" and b["cwd"]
-        notes = [r for r in hooks.of(path="/ok/notify") if r.method == "GET"]
+        notes = [r for r in hooks.of(path="/huge/notify") if r.method == "GET"]
         assert notes and "ts=livestream-0.ts" in notes[0].query and "app=live" in notes[0].query
+        # hls_nb_notify: 100 bytes of a 64 MB answer are read, then the connection closes.
+        assert wait_until(lambda: "/huge/notify" in srs.log() and "read 100 of its body" in srs.log(), 5), \
+            [l for l in srs.log().splitlines() if "on_hls_notify" in l][:3]
         # hls_dispose 3: the playlist and the segments go a few seconds after the unpublish.
         assert m3u8_path.exists()
         assert wait_until(lambda: not m3u8_path.exists() and not seg_files(live, "ts"), 8), seg_files(live, "ts")

@@ -541,7 +541,8 @@ std::vector<DirectiveSpec> build_table() {
                                                                         "playlist and segments are deleted; 0: "
                                                                         "never."),
         Bool("vhost.hls.hls_wait_keyframe", "on", kLive, "Cut segments at video keyframes only."),
-        NotYet(Int("vhost.hls.hls_nb_notify", "64", 0, 1 << 20, kLive, "Bytes read of each on_hls_notify answer.")),
+        Int("vhost.hls.hls_nb_notify", "64", 0, 1 << 20, kLive, "Bytes read of each on_hls_notify answer's body "
+                                                                 "before the connection closes."),
         Bool("vhost.hls.hls_ctx", "on", kLive, "Give each playlist player a session (hls_ctx): counted, "
                                                "checked and hooked like other players."),
         Bool("vhost.hls.hls_ts_ctx", "on", kLive, "Count segment bytes to the session of hls_ctx."),

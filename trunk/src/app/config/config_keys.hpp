@@ -497,6 +497,10 @@ inline constexpr VhostKey<int64_t> vhost_hls_hls_dispose{"vhost.hls.hls_dispose"
 // vhost.hls.hls_wait_keyframe: Cut segments at video keyframes only.
 inline constexpr VhostKey<bool> vhost_hls_hls_wait_keyframe{"vhost.hls.hls_wait_keyframe"};
 
+// vhost.hls.hls_nb_notify: Bytes read of each on_hls_notify answer's body before the connection
+// closes.
+inline constexpr VhostKey<int64_t> vhost_hls_hls_nb_notify{"vhost.hls.hls_nb_notify"};
+
 // vhost.hls.hls_ctx: Give each playlist player a session (hls_ctx): counted, checked and hooked
 // like other players.
 inline constexpr VhostKey<bool> vhost_hls_hls_ctx{"vhost.hls.hls_ctx"};

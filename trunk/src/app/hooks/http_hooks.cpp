@@ -160,6 +160,9 @@ void HttpHooks::post_hls_notify(HookRequest req, const std::string& ts_url) {
     Job job;
     job.hook = "on_hls_notify";
     job.get = true;
+    // hls_nb_notify: what a CDN's prefetch endpoint is read of (SRS reads that
+    // much of the body and closes; the body itself is not used).
+    job.read_bytes = static_cast<size_t>(config->get(req.vhost, keys::vhost_hls_hls_nb_notify));
     job.urls.push_back(expand_hls_notify_url(tmpl, req.server_id, req.app, req.stream, ts_url, hook_param(req.param)));
     job.cid = req.client_id;
     job.vhost = req.vhost;
@@ -181,8 +184,22 @@ void HttpHooks::run_get(const Job& job) {
         err.ignore();
         return;
     }
-    // The body is ignored: only the status is logged.
-    srs_trace("http_hooks: %s %s answered %d, %d ms", job.hook.c_str(), job.urls[0].c_str(), client.head().status, ms);
+    // At most read_bytes of the body are read, then the connection closes;
+    // the bytes are not used, only counted in the log.
+    std::string body;
+    bool eof = false;
+    while (!eof && body.size() < job.read_bytes) {
+        if (Error e = client.read_body_some(&body, &eof); e.failed()) {
+            srs_warn("http_hooks: %s %s: reading the answer: %s", job.hook.c_str(), job.urls[0].c_str(),
+                     e.summary().c_str());
+            e.ignore();
+            break;
+        }
+    }
+    client.close();
+    ms = static_cast<int>((monotonic_us() - start) / kUsPerMs);
+    srs_trace("http_hooks: %s %s answered %d, read %zu of its body, %d ms", job.hook.c_str(), job.urls[0].c_str(),
+              client.head().status, std::min(body.size(), job.read_bytes), ms);
 }
 
 Error HttpHooks::cycle() {

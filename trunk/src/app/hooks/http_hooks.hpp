@@ -88,6 +88,7 @@ class HttpHooks : public CoroutineHandler {
     struct Job {
         std::string hook;  // the action's name, for the log
         bool get = false;  // on_hls_notify
+        size_t read_bytes = 0;  // GET: body bytes read before closing (hls_nb_notify)
         std::vector<std::string> urls;
         std::string body;
         std::string cid;
