@@ -1,0 +1,210 @@
+"""hls.js (npm, installed by make next to mpegts.js) in headless Chromium plays
+the server's HLS through the player page research/players/srs_player.html:
+classic MPEG-TS and fMP4, each for 20 s without a stall, and classic HLS with
+SRS's realtime settings (hls_fragment 2, hls_window 10, conf/hls.realtime.conf)
+and a 1 s GOP stays within SRS's 8 s of latency.
+
+HlsPage is the reusable part: open the page on a playlist URL, wait until it
+plays, sample its state (currentTime, waiting/stall counts, hls.js latency,
+playingDate, the media offset), and turn a sample into a latency figure.
+
+In CI (CI=true) a missing browser or player file fails; elsewhere it skips."""
+import shutil
+import statistics
+import time
+import urllib.parse
+
+import pytest
+
+from conftest import can_connect, free_port, wait_until
+from media import Publisher, make_test_flv, wait_for_publish
+from test_browser import HTML_DIR, NPM_LOG, TRUNK, browser, require  # noqa: F401 (browser is a fixture)
+
+PLAYERS = HTML_DIR / "players"
+HLS_JS = PLAYERS / "js" / "hls.min.js"
+
+PLAY_SECONDS = 20        # what the issue asks: 20 s of playback per variant
+CLASSIC_MAX_LATENCY = 8  # SRS's claim for 2 s fragments and a 1 s GOP
+
+
+def require_hls_js():
+    if HLS_JS.exists():
+        return
+    why = "make has not been run"
+    if NPM_LOG.exists():
+        lines = [line for line in NPM_LOG.read_text(errors="replace").splitlines() if line.strip()]
+        why = " / ".join(lines[-3:]) or why
+    require(False, f"{HLS_JS.relative_to(TRUNK)} is missing, so the page cannot play HLS ({why}); "
+                   "install nodejs and npm (sh 3rdparty/install.sh) and run make")
+
+
+@pytest.fixture(scope="module")
+def gop1_media(tmp_path_factory):
+    """H.264 + AAC with a keyframe every second: segments can end on time."""
+    return make_test_flv(tmp_path_factory.mktemp("gop1") / "gop1.flv", seconds=20, gop_seconds=1)
+
+
+def start_hls_server(srs, hls_body):
+    """A server writing HLS into its workdir and serving that workdir over HTTP,
+    with a copy of the built player pages in it: page and playlist then share
+    an origin, as with the default conf (http_server.dir = hls_path)."""
+    require_hls_js()
+    shutil.copytree(PLAYERS, srs.workdir / "players", ignore=shutil.ignore_patterns("*.map"))
+    srs.http_port = free_port()
+    conf = srs.base_conf().replace("vhost __defaultVhost__ {\n}\n", "")
+    conf += f"http_server {{\n  enabled on;\n  listen {srs.http_port};\n  dir {srs.workdir};\n}}\n"
+    conf += (f"vhost __defaultVhost__ {{\n  hls {{\n    enabled on;\n    hls_path {srs.workdir};\n"
+             f"{hls_body}  }}\n}}\n")
+    srs.start(conf)
+    assert wait_until(lambda: can_connect(srs.http_port), 5), srs.log()[-2000:]
+    return srs
+
+
+def page_url(http_port, stream_url):
+    return (f"http://127.0.0.1:{http_port}/players/srs_player.html?"
+            f"url={urllib.parse.quote(stream_url, safe='')}&autostart=true")
+
+
+class HlsPage:
+    """srs_player.html in the browser, playing one .m3u8 URL through hls.js.
+
+    state() is window.srsPlayer.state(): engine, started, playing, waiting
+    (video 'waiting' events after the first 'playing'), stalls (hls.js buffer
+    stalls), errors, retries, currentTime, frames, width, height, codecs,
+    latency (hls.js: distance to the playlist's live edge), playingDate (ms,
+    needs EXT-X-PROGRAM-DATE-TIME), mediaOffset (s: media timestamp of
+    currentTime 0, from hls.js's initPTS) and now (the page's Date.now())."""
+
+    def __init__(self, browser, http_port, stream_url):
+        self.browser = browser
+        self.url = page_url(http_port, stream_url)
+
+    def open(self):
+        self.browser.navigate(self.url)
+        return self
+
+    def state(self):
+        return self.browser.run("return window.srsPlayer ? window.srsPlayer.state() : null;")
+
+    def wait_playing(self, timeout=30):
+        """Until the video plays with its media offset known; fails with the last state."""
+        deadline = time.monotonic() + timeout
+        state = None
+        while time.monotonic() < deadline:
+            state = self.state()
+            if state and state["engine"] == "hls.js" and state["playing"] and state["currentTime"] > 0.5 \
+                    and state["mediaOffset"] is not None:
+                return state
+            time.sleep(0.25)
+        pytest.fail(f"hls.js did not start playing within {timeout} s; page state: {state}")
+
+    def sample(self, seconds, every=0.5):
+        """States taken every `every` s for `seconds` s."""
+        out = []
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            out.append(self.state())
+            time.sleep(every)
+        out.append(self.state())
+        return out
+
+    @staticmethod
+    def media_latency(state, publish_wall):
+        """Seconds from capture to display: the wall time since the publisher
+        started minus the media time on screen (currentTime + mediaOffset).
+        ffmpeg -re sends media time t at publish_wall + t (its timestamps start
+        at 0, the server writes them unchanged into PTS/tfdt), so ffmpeg's own
+        start-up only makes the figure larger: it is an upper bound."""
+        return state["now"] / 1000.0 - publish_wall - (state["currentTime"] + state["mediaOffset"])
+
+    @staticmethod
+    def playing_date_latency(state):
+        """With EXT-X-PROGRAM-DATE-TIME: now minus the date of the frame on screen."""
+        if state["playingDate"] is None:
+            return None
+        return (state["now"] - state["playingDate"]) / 1000.0
+
+
+def playlist_position(path):
+    """(EXT-X-MEDIA-SEQUENCE, number of segments listed); (-1, 0) before the file exists."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return -1, 0
+    seq = [int(line.split(":")[1]) for line in text.splitlines() if line.startswith("#EXT-X-MEDIA-SEQUENCE:")]
+    return (seq[0] if seq else 0), text.count("#EXTINF:")
+
+
+def play_and_check(browser, srs, media, playlist, join_at_sequence=0):
+    """Publishes `media`, opens `playlist` in hls.js once the playlist's media
+    sequence reached `join_at_sequence` (0: its first segment is listed), plays
+    it for PLAY_SECONDS and checks it played smoothly; returns (states, media
+    latencies)."""
+    publish_wall = time.time()
+    pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/livestream")
+    try:
+        wait_for_publish(srs)
+        # A player joining a full window starts the usual 3 target durations
+        # from its end; one joining the first segment starts nearer the edge.
+        m3u8 = srs.workdir / "live" / "livestream.m3u8"
+        assert wait_until(lambda: playlist_position(m3u8)[1] > 0 and playlist_position(m3u8)[0] >= join_at_sequence,
+                          10 + 3 * join_at_sequence), (playlist_position(m3u8), srs.log()[-2000:])
+        joined = playlist_position(m3u8)
+        page = HlsPage(browser, srs.http_port, f"http://127.0.0.1:{srs.http_port}/live/{playlist}").open()
+        first = page.wait_playing()
+        states = page.sample(PLAY_SECONDS)
+        assert pub.alive(), "the publisher stopped"
+    finally:
+        pub.stop()
+
+    last = states[-1]
+    assert (last["width"], last["height"]) == (320, 240), last
+    assert "avc1" in last["codecs"] and "mp4a" in last["codecs"], last
+    # No stall once playing: no 'waiting' event, no hls.js buffer stall, no
+    # reopen after an error, the clock kept up with the wall.
+    assert last["waiting"] == 0 and last["stalls"] == 0, last
+    assert last["retries"] == 0 and not any("fatal" in e for e in last["errors"]), last
+    assert all(s["playing"] for s in states), [s for s in states if not s["playing"]][:1]
+    played = last["currentTime"] - first["currentTime"]
+    wall = (last["now"] - first["now"]) / 1000.0
+    assert wall >= PLAY_SECONDS and played >= 0.9 * wall, (played, wall, last)
+    assert last["frames"] - first["frames"] >= 20 * PLAY_SECONDS, (first, last)  # 25 fps source
+
+    latencies = [HlsPage.media_latency(s, publish_wall) for s in states]
+    # Sanity of the method: never ahead of capture, and not closer to capture
+    # than hls.js itself says it is to the playlist's edge.
+    assert min(latencies) > 0, latencies
+    edge = statistics.median(s["latency"] for s in states)
+    assert statistics.median(latencies) >= edge - 0.5, (latencies, edge)
+    print(f"{playlist}: joined at (sequence, segments) {joined}; played {played:.1f} s in {wall:.1f} s; latency "
+          f"median {statistics.median(latencies):.2f} s, max {max(latencies):.2f} s; hls.js edge distance "
+          f"{edge:.2f} s; media offset {last['mediaOffset']:.2f} s")
+    return states, latencies
+
+
+REALTIME = "    hls_fragment 2;\n    hls_window 10;\n"
+
+
+def test_hls_js_plays_classic_ts_20s_without_stall_within_8s(srs, browser, gop1_media):  # noqa: F811
+    """Classic HLS (MPEG-TS) with conf/hls.realtime.conf's values and a 1 s
+    GOP: 20 s of hls.js playback without a stall, every latency sample (see
+    HlsPage.media_latency; the playlist has no PROGRAM-DATE-TIME) <= 8 s for
+    a player that joins a full window that has slid (media sequence 2), where
+    hls.js starts 3 target durations from the live edge and maps currentTime 0
+    to the first listed segment (so the media offset is not 0): the steady
+    case, not a lucky one."""
+    start_hls_server(srs, REALTIME)
+    states, latencies = play_and_check(browser, srs, gop1_media, "livestream.m3u8", join_at_sequence=2)
+    assert states[-1]["mediaOffset"] > 1.0, states[-1]
+    assert max(latencies) <= CLASSIC_MAX_LATENCY, latencies
+
+
+def test_hls_js_plays_fmp4_20s_without_stall(srs, browser, gop1_media):  # noqa: F811
+    """fMP4 HLS (hls_use_fmp4): 20 s of hls.js playback without a stall,
+    joined as the classic test does; its latency is the classic one (same
+    segment cuts, other container; the media offset comes from tfdt)."""
+    start_hls_server(srs, REALTIME + "    hls_use_fmp4 on;\n")
+    states, latencies = play_and_check(browser, srs, gop1_media, "livestream.m3u8", join_at_sequence=2)
+    assert states[-1]["mediaOffset"] > 1.0, states[-1]
+    assert max(latencies) <= CLASSIC_MAX_LATENCY, latencies
+    assert any(p.suffix == ".m4s" for p in (srs.workdir / "live").iterdir()), list((srs.workdir / "live").iterdir())
