@@ -18,7 +18,7 @@ import pytest
 
 from conftest import can_connect, free_port, wait_until
 from media import Publisher, make_test_flv, wait_for_publish
-from test_browser import HTML_DIR, NPM_LOG, TRUNK, browser, require  # noqa: F401 (browser is a fixture)
+from test_browser import HTML_DIR, NPM_LOG, TRUNK, api_clients, browser, require  # noqa: F401 (browser: fixture)
 
 PLAYERS = HTML_DIR / "players"
 HLS_JS = PLAYERS / "js" / "hls.min.js"
@@ -50,9 +50,10 @@ def start_hls_server(srs, hls_body):
     an origin, as with the default conf (http_server.dir = hls_path)."""
     require_hls_js()
     shutil.copytree(PLAYERS, srs.workdir / "players", ignore=shutil.ignore_patterns("*.map"))
-    srs.http_port = free_port()
+    srs.http_port, srs.api_port = free_port(), free_port()
     conf = srs.base_conf().replace("vhost __defaultVhost__ {\n}\n", "")
     conf += f"http_server {{\n  enabled on;\n  listen {srs.http_port};\n  dir {srs.workdir};\n}}\n"
+    conf += f"http_api {{\n  enabled on;\n  listen {srs.api_port};\n}}\n"
     conf += (f"vhost __defaultVhost__ {{\n  hls {{\n    enabled on;\n    hls_path {srs.workdir};\n"
              f"{hls_body}  }}\n}}\n")
     srs.start(conf)
@@ -152,6 +153,10 @@ def play_and_check(browser, srs, media, playlist, join_at_sequence=0):
         joined = playlist_position(m3u8)
         page = HlsPage(browser, srs.http_port, f"http://127.0.0.1:{srs.http_port}/live/{playlist}").open()
         first = page.wait_playing()
+        # hls.js follows the server's hls_ctx master playlist: it is one
+        # counted player, with bytes from its segments.
+        players = [c for c in api_clients(srs) if c["type"] == "hls-play"]
+        assert len(players) == 1, api_clients(srs)
         states = page.sample(PLAY_SECONDS)
         assert pub.alive(), "the publisher stopped"
     finally:
@@ -208,3 +213,23 @@ def test_hls_js_plays_fmp4_20s_without_stall(srs, browser, gop1_media):  # noqa:
     assert states[-1]["mediaOffset"] > 1.0, states[-1]
     assert max(latencies) <= CLASSIC_MAX_LATENCY, latencies
     assert any(p.suffix == ".m4s" for p in (srs.workdir / "live").iterdir()), list((srs.workdir / "live").iterdir())
+
+
+def test_page_reports_missing_playlist_then_plays_once_published(srs, browser, gop1_media):  # noqa: F811
+    """A playlist that does not exist (yet): the page says why (hls.js's fatal
+    manifest error, HTTP 404 from the server) and retries every 3 s; once the
+    stream is published a retry plays it."""
+    start_hls_server(srs, REALTIME)
+    page = HlsPage(browser, srs.http_port, f"http://127.0.0.1:{srs.http_port}/live/livestream.m3u8").open()
+    assert wait_until(lambda: (page.state() or {}).get("retries", 0) >= 1, 10), page.state()
+    status = browser.run("return document.getElementById('status').textContent;")
+    assert "manifestLoadError" in status and "retrying" in status, status
+    pub = Publisher(gop1_media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/livestream")
+    try:
+        wait_for_publish(srs)
+        state = page.wait_playing(timeout=25)
+        assert state["retries"] >= 1 and state["codecs"], state
+        status = browser.run("return document.getElementById('status').textContent;")
+        assert status.startswith("playing http://127.0.0.1:"), status
+    finally:
+        pub.stop()
