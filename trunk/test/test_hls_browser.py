@@ -9,6 +9,7 @@ plays, sample its state (currentTime, waiting/stall counts, hls.js latency,
 playingDate, the media offset), and turn a sample into a latency figure.
 
 In CI (CI=true) a missing browser or player file fails; elsewhere it skips."""
+import datetime
 import shutil
 import statistics
 import time
@@ -136,11 +137,31 @@ def playlist_position(path):
     return (seq[0] if seq else 0), text.count("#EXTINF:")
 
 
-def play_and_check(browser, srs, media, playlist, join_at_sequence=0):
+def publish_logged_at(srs, stream="/live/livestream"):
+    """Wall time of the server's log line for the publish (local time, as the
+    server writes it), or None: how much of a latency figure is ffmpeg's start."""
+    for line in srs.log().splitlines():
+        if f"fmle-publish __defaultVhost__{stream}" in line:
+            try:
+                return datetime.datetime.strptime(line[1:24], "%Y-%m-%d %H:%M:%S.%f").timestamp()
+            except ValueError:
+                return None
+    return None
+
+
+def percentile(values, p):
+    """The p-th percentile (0-100) of values, nearest rank: p50, p95 of latency samples."""
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * p // 100))  # ceil without floats
+    return ordered[int(rank) - 1]
+
+
+def play_and_check(browser, srs, media, playlist, join_at_sequence=0, ready=None):
     """Publishes `media`, opens `playlist` in hls.js once the playlist's media
     sequence reached `join_at_sequence` (0: its first segment is listed), plays
     it for PLAY_SECONDS and checks it played smoothly; returns (states, media
-    latencies)."""
+    latencies). `ready` replaces the wait on the playlist file (for playlists
+    served from memory): a callable, true once the page may open."""
     publish_wall = time.time()
     pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/livestream")
     try:
@@ -148,8 +169,10 @@ def play_and_check(browser, srs, media, playlist, join_at_sequence=0):
         # A player joining a full window starts the usual 3 target durations
         # from its end; one joining the first segment starts nearer the edge.
         m3u8 = srs.workdir / "live" / "livestream.m3u8"
-        assert wait_until(lambda: playlist_position(m3u8)[1] > 0 and playlist_position(m3u8)[0] >= join_at_sequence,
-                          10 + 3 * join_at_sequence), (playlist_position(m3u8), srs.log()[-2000:])
+        if ready is None:
+            def ready():
+                return playlist_position(m3u8)[1] > 0 and playlist_position(m3u8)[0] >= join_at_sequence
+        assert wait_until(ready, 10 + 3 * join_at_sequence), (playlist_position(m3u8), srs.log()[-2000:])
         joined = playlist_position(m3u8)
         page = HlsPage(browser, srs.http_port, f"http://127.0.0.1:{srs.http_port}/live/{playlist}").open()
         first = page.wait_playing()
@@ -181,8 +204,11 @@ def play_and_check(browser, srs, media, playlist, join_at_sequence=0):
     assert min(latencies) > 0, latencies
     edge = statistics.median(s["latency"] for s in states)
     assert statistics.median(latencies) >= edge - 0.5, (latencies, edge)
-    print(f"{playlist}: joined at (sequence, segments) {joined}; played {played:.1f} s in {wall:.1f} s; latency "
-          f"median {statistics.median(latencies):.2f} s, max {max(latencies):.2f} s; hls.js edge distance "
+    logged = publish_logged_at(srs)
+    startup = f"{logged - publish_wall:.2f} s" if logged else "?"
+    print(f"{playlist}: ffmpeg start to publish {startup}; joined at (sequence, segments) {joined}; played {played:.1f} s in {wall:.1f} s; latency "
+          f"p50 {percentile(latencies, 50):.2f} s, p95 {percentile(latencies, 95):.2f} s, max {max(latencies):.2f} s; "
+          "hls.js edge distance "
           f"{edge:.2f} s; media offset {last['mediaOffset']:.2f} s")
     return states, latencies
 
