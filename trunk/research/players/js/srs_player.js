@@ -27,7 +27,7 @@
     // What happened since the last open(): counted, not just shown, so a test
     // (or a user) can tell a smooth playback from one that stalled.
     var stats = null;
-    var retries = 0;
+    var retries = 0;        // reopened after an error or the end, since the page loaded
     function resetStats(engine) {
         stats = {
             engine: engine,       // 'mpegts', 'hls.js', 'native' or ''
@@ -38,8 +38,7 @@
             errors: [],           // fatal and non-fatal errors, newest last (at most 20)
             mediaOffset: null,    // media timestamp (s) of currentTime 0: hls.js initPTS / timescale
             codecs: '',           // as hls.js found them, e.g. 'avc1.64000d, mp4a.40.2'
-            url: '',
-            retries: retries      // reopened after an error or the end (all opens)
+            url: ''
         };
     }
     resetStats('');
@@ -291,7 +290,7 @@
         if (stats.started) stats.waiting++;
     });
     el.video.addEventListener('error', function () {
-        if (!player && playing && el.video.error) setStatus('the browser cannot play this URL: ' + el.video.error.message, true);
+        if (!player && !hls && playing && el.video.error) setStatus('the browser cannot play this URL: ' + el.video.error.message, true);
     });
 
     window.srsPlayer = {
@@ -303,6 +302,7 @@
             var date = hls ? hls.playingDate : null;
             var copy = JSON.parse(JSON.stringify(stats));
             copy.playing = stats.started && !v.paused && !v.ended && v.readyState > 2;
+            copy.retries = retries;
             copy.currentTime = v.currentTime;
             var q = v.getVideoPlaybackQuality ? v.getVideoPlaybackQuality() : null;
             copy.frames = q ? q.totalVideoFrames : null;
