@@ -77,9 +77,10 @@ class HlsPage:
     needs EXT-X-PROGRAM-DATE-TIME), mediaOffset (s: media timestamp of
     currentTime 0, from hls.js's initPTS) and now (the page's Date.now())."""
 
-    def __init__(self, browser, http_port, stream_url):
+    def __init__(self, browser, url):
+        """`url`: the page with its query, e.g. page_url(port, playlist URL)."""
         self.browser = browser
-        self.url = page_url(http_port, stream_url)
+        self.url = url
 
     def open(self):
         self.browser.navigate(self.url)
@@ -174,7 +175,7 @@ def play_and_check(browser, srs, media, playlist, join_at_sequence=0, ready=None
                 return playlist_position(m3u8)[1] > 0 and playlist_position(m3u8)[0] >= join_at_sequence
         assert wait_until(ready, 10 + 3 * join_at_sequence), (playlist_position(m3u8), srs.log()[-2000:])
         joined = playlist_position(m3u8)
-        page = HlsPage(browser, srs.http_port, f"http://127.0.0.1:{srs.http_port}/live/{playlist}").open()
+        page = HlsPage(browser, page_url(srs.http_port, f"http://127.0.0.1:{srs.http_port}/live/{playlist}")).open()
         first = page.wait_playing()
         # hls.js follows the server's hls_ctx master playlist: it is one
         # counted player, with bytes from its segments.
@@ -206,8 +207,8 @@ def play_and_check(browser, srs, media, playlist, join_at_sequence=0, ready=None
     assert statistics.median(latencies) >= edge - 0.5, (latencies, edge)
     logged = publish_logged_at(srs)
     startup = f"{logged - publish_wall:.2f} s" if logged else "?"
-    print(f"{playlist}: ffmpeg start to publish {startup}; joined at (sequence, segments) {joined}; played {played:.1f} s in {wall:.1f} s; latency "
-          f"p50 {percentile(latencies, 50):.2f} s, p95 {percentile(latencies, 95):.2f} s, max {max(latencies):.2f} s; "
+    print(f"{playlist}: ffmpeg start to publish {startup}; joined at (sequence, segments) {joined}; "
+          f"played {played:.1f} s in {wall:.1f} s; latency p50 {percentile(latencies, 50):.2f} s, p95 {percentile(latencies, 95):.2f} s, max {max(latencies):.2f} s; "
           "hls.js edge distance "
           f"{edge:.2f} s; media offset {last['mediaOffset']:.2f} s")
     return states, latencies
@@ -244,9 +245,11 @@ def test_hls_js_plays_fmp4_20s_without_stall(srs, browser, gop1_media):  # noqa:
 def test_page_reports_missing_playlist_then_plays_once_published(srs, browser, gop1_media):  # noqa: F811
     """A playlist that does not exist (yet): the page says why (hls.js's fatal
     manifest error, HTTP 404 from the server) and retries every 3 s; once the
-    stream is published a retry plays it."""
+    stream is published a retry plays it. The URL is given in SRS's parts
+    (app, stream, server, port) this time."""
     start_hls_server(srs, REALTIME)
-    page = HlsPage(browser, srs.http_port, f"http://127.0.0.1:{srs.http_port}/live/livestream.m3u8").open()
+    page = HlsPage(browser, f"http://127.0.0.1:{srs.http_port}/players/srs_player.html?app=live"
+                            f"&stream=livestream.m3u8&server=127.0.0.1&port={srs.http_port}&autostart=true").open()
     assert wait_until(lambda: (page.state() or {}).get("retries", 0) >= 1, 10), page.state()
     status = browser.run("return document.getElementById('status').textContent;")
     assert "manifestLoadError" in status and "retrying" in status, status
