@@ -208,9 +208,9 @@ def play_and_check(browser, srs, media, playlist, join_at_sequence=0, ready=None
     logged = publish_logged_at(srs)
     startup = f"{logged - publish_wall:.2f} s" if logged else "?"
     print(f"{playlist}: ffmpeg start to publish {startup}; joined at (sequence, segments) {joined}; "
-          f"played {played:.1f} s in {wall:.1f} s; latency p50 {percentile(latencies, 50):.2f} s, p95 {percentile(latencies, 95):.2f} s, max {max(latencies):.2f} s; "
-          "hls.js edge distance "
-          f"{edge:.2f} s; media offset {last['mediaOffset']:.2f} s")
+          f"played {played:.1f} s in {wall:.1f} s; latency p50 {percentile(latencies, 50):.2f} s, "
+          f"p95 {percentile(latencies, 95):.2f} s, max {max(latencies):.2f} s; "
+          f"hls.js edge distance {edge:.2f} s; media offset {last['mediaOffset']:.2f} s")
     return states, latencies
 
 
