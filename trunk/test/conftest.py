@@ -32,8 +32,8 @@ _GIVEN_PORTS = set()
 # run the server under valgrind, drive Chromium, or run make in the tree.
 SERIAL_FILES = {
     "test_asan.py", "test_bench_kit.py", "test_browser.py", "test_build.py", "test_console_page.py",
-    "test_hooks.py", "test_latency_tool.py", "test_rtc_browser.py", "test_rtc_dtls_loss.py", "test_rtc_flood.py",
-    "test_udp_floor.py", "test_valgrind.py", "test_whip_chromium_sync.py",
+    "test_hls_browser.py", "test_hooks.py", "test_latency_tool.py", "test_rtc_browser.py", "test_rtc_dtls_loss.py",
+    "test_rtc_flood.py", "test_udp_floor.py", "test_valgrind.py", "test_whip_chromium_sync.py",
 }
 
 

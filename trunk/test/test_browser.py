@@ -303,7 +303,8 @@ def test_landing_page_lists_players(live):
     assert status == 200 and ctype.startswith("text/html"), (status, ctype)
     assert 'href="players/srs_player.html"' in body, body
     for path, want in [("/players/srs_player.html", "text/html"), ("/players/js/srs_player.js", "text/javascript"),
-                       ("/players/js/mpegts.js", "text/javascript"), ("/players/css/player.css", "text/css")]:
+                       ("/players/js/mpegts.js", "text/javascript"), ("/players/js/hls.min.js", "text/javascript"),
+                       ("/players/css/player.css", "text/css")]:
         status, ctype, _ = get(f"http://127.0.0.1:{live.http_port}{path}")
         assert status == 200 and ctype.startswith(want), (path, status, ctype)
 
@@ -316,7 +317,7 @@ def test_make_install_copies_players(tmp_path):
     html = tmp_path / "opt" / "srs" / "objs" / "nginx" / "html"
     assert 'href="players/srs_player.html"' in (html / "index.html").read_text()
     assert (html / "console" / "console.js").is_file()
-    for name in ["srs_player.html", "js/srs_player.js", "js/mpegts.js", "css/player.css"]:
+    for name in ["srs_player.html", "js/srs_player.js", "js/mpegts.js", "js/hls.min.js", "css/player.css"]:
         assert (html / "players" / name).is_file(), name
     assert not (html / "players" / "package.json").exists()
 

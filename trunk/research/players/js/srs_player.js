@@ -1,6 +1,8 @@
-// HTTP-FLV player page: builds the stream URL from the page's query string,
-// plays .flv (and .ts) through mpegts.js on Media Source Extensions, and
-// anything else with the browser's own <video> support.
+// Player page: builds the stream URL from the page's query string, plays .flv
+// (and .ts) through mpegts.js and .m3u8 through hls.js, both on Media Source
+// Extensions (Safari without MSE plays .m3u8 natively), and anything else with
+// the browser's own <video> support. window.srsPlayer.state() is the playback
+// state the black-box tests (and a curious user in the console) read.
 (function () {
     'use strict';
 
@@ -17,9 +19,34 @@
     };
 
     var player = null;      // the mpegts.js player, when one is playing
+    var hls = null;         // the hls.js player, when one is playing
     var playing = false;    // the user wants the stream to play
     var retryTimer = null;
     var statsTimer = null;
+
+    // What happened since the last open(): counted, not just shown, so a test
+    // (or a user) can tell a smooth playback from one that stalled.
+    var stats = null;
+    var retries = 0;        // reopened after an error or the end, since the page loaded
+    function resetStats(engine) {
+        stats = {
+            engine: engine,       // 'mpegts', 'hls.js', 'native' or ''
+            started: false,       // a 'playing' event came
+            playingEvents: 0,
+            waiting: 0,           // 'waiting' events after playback started
+            stalls: 0,            // hls.js buffer stalls (non-fatal)
+            errors: [],           // fatal and non-fatal errors, newest last (at most 20)
+            mediaOffset: null,    // media timestamp (s) of currentTime 0: hls.js initPTS / timescale
+            codecs: '',           // as hls.js found them, e.g. 'avc1.64000d, mp4a.40.2'
+            url: ''
+        };
+    }
+    resetStats('');
+
+    function noteError(text) {
+        stats.errors.push(text);
+        if (stats.errors.length > 20) stats.errors.shift();
+    }
 
     function setStatus(text, isError) {
         el.status.textContent = text;
@@ -51,6 +78,7 @@
         }
         if (/\.flv$/.test(path)) return 'flv';
         if (/\.ts$/.test(path)) return 'mpegts';
+        if (/\.m3u8$/.test(path)) return 'hls';
         return '';
     }
 
@@ -65,6 +93,8 @@
             parts.push('buffer ' + latency.toFixed(2) + ' s');
         }
         parts.push('time ' + v.currentTime.toFixed(1) + ' s');
+        if (hls && hls.latency) parts.push('latency to playlist edge ' + hls.latency.toFixed(2) + ' s');
+        if (stats.started) parts.push('stalls ' + (stats.waiting + stats.stalls));
         el.stats.textContent = parts.join(' · ');
     }
 
@@ -99,6 +129,10 @@
             }
             player = null;
         }
+        if (hls) {
+            hls.destroy();
+            hls = null;
+        }
         el.video.removeAttribute('src');
         el.video.load();
     }
@@ -107,6 +141,7 @@
         destroyPlayer();
         if (!playing) return;
         setStatus(reason + '; retrying in ' + RETRY_MS / 1000 + ' s', true);
+        retries++;
         retryTimer = setTimeout(function () {
             retryTimer = null;
             if (playing) open(el.url.value.trim());
@@ -148,6 +183,44 @@
         return true;
     }
 
+    function openWithHls(url) {
+        var Hls = window.Hls;
+        if (typeof Hls === 'undefined' || !Hls.isSupported()) {
+            // Safari (iOS) has no MSE but plays HLS itself.
+            if (el.video.canPlayType('application/vnd.apple.mpegurl')) {
+                stats.engine = 'native';
+                el.video.src = url;
+                return true;
+            }
+            setStatus(typeof Hls === 'undefined'
+                ? 'js/hls.min.js is missing: it is fetched from npm by make (needs nodejs and npm); run make again'
+                : 'this browser cannot play HLS: no Media Source Extensions', true);
+            return false;
+        }
+        stats.engine = 'hls.js';
+        // lowLatencyMode: parts and blocking reloads are used when the
+        // playlist offers them (LL-HLS); classic playlists play as usual.
+        hls = new Hls({ lowLatencyMode: true, enableWorker: true, backBufferLength: 30 });
+        hls.on(Hls.Events.INIT_PTS_FOUND, function (event, data) {
+            if (data.timescale) stats.mediaOffset = data.initPTS / data.timescale;
+        });
+        hls.on(Hls.Events.BUFFER_CODECS, function (event, data) {
+            // The codecs hls.js found in the segments (the playlist may not say).
+            var codecs = [data.video && data.video.codec, data.audio && data.audio.codec].filter(Boolean);
+            if (data.audiovideo) codecs.push(data.audiovideo.codec);
+            if (codecs.length) stats.codecs = codecs.join(', ');
+        });
+        hls.on(Hls.Events.ERROR, function (event, data) {
+            var text = data.type + ' ' + data.details + (data.fatal ? ' (fatal)' : '');
+            if (data.details === Hls.ErrorDetails.BUFFER_STALLED_ERROR) stats.stalls++;
+            noteError(text);
+            if (data.fatal) scheduleRetry('error: ' + text);
+        });
+        hls.loadSource(url);
+        hls.attachMedia(el.video);
+        return true;
+    }
+
     function open(url) {
         destroyPlayer();
         var type = containerOf(url);
@@ -155,8 +228,12 @@
             setStatus('not a URL: ' + url, true);
             return;
         }
+        resetStats(type === 'hls' ? '' : (type ? 'mpegts' : 'native'));
+        stats.url = url;
         setStatus('connecting to ' + url);
-        if (type) {
+        if (type === 'hls') {
+            if (!openWithHls(url)) return;
+        } else if (type) {
             if (!openWithMpegts(url, type)) return;
         } else {
             el.video.src = url;
@@ -201,9 +278,47 @@
         play();
     });
     el.stop.addEventListener('click', stop);
-    el.video.addEventListener('error', function () {
-        if (!player && playing && el.video.error) setStatus('the browser cannot play this URL: ' + el.video.error.message, true);
+    el.video.addEventListener('playing', function () {
+        stats.started = true;
+        stats.playingEvents++;
+        // mpegts.js says what it plays in its MEDIA_INFO; the others here.
+        if (stats.engine === 'hls.js' || stats.engine === 'native') {
+            setStatus('playing ' + stats.url + (stats.codecs ? ' (' + stats.codecs + ')' : ''));
+        }
     });
+    el.video.addEventListener('waiting', function () {
+        if (stats.started) stats.waiting++;
+    });
+    el.video.addEventListener('error', function () {
+        if (!player && !hls && playing && el.video.error) setStatus('the browser cannot play this URL: ' + el.video.error.message, true);
+    });
+
+    window.srsPlayer = {
+        // A copy of the counters plus the clocks, taken now. latency is hls.js's
+        // distance to the playlist's live edge; playingDate needs
+        // EXT-X-PROGRAM-DATE-TIME in the playlist.
+        state: function () {
+            var v = el.video;
+            var date = hls ? hls.playingDate : null;
+            var copy = JSON.parse(JSON.stringify(stats));
+            copy.playing = stats.started && !v.paused && !v.ended && v.readyState > 2;
+            copy.retries = retries;
+            copy.currentTime = v.currentTime;
+            var q = v.getVideoPlaybackQuality ? v.getVideoPlaybackQuality() : null;
+            copy.frames = q ? q.totalVideoFrames : null;
+            copy.width = v.videoWidth;
+            copy.height = v.videoHeight;
+            copy.paused = v.paused;
+            copy.readyState = v.readyState;
+            copy.videoError = v.error ? v.error.message : null;
+            copy.latency = hls ? hls.latency : null;
+            copy.targetLatency = hls ? hls.targetLatency : null;
+            copy.playingDate = date ? date.getTime() : null;
+            copy.now = Date.now();
+            copy.hlsVersion = window.Hls ? window.Hls.version : null;
+            return copy;
+        }
+    };
 
     var query = new URLSearchParams(location.search);
     el.url.value = urlFromQuery(query);
