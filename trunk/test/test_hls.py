@@ -172,16 +172,26 @@ def test_ts_window_cleanup_hooks_probe_and_dispose(srs, media):
         hooks.stop()
 
 
-def test_fmp4_codecs_duration_and_probe(srs, media):
-    start(srs, "    hls_fragment 2;\n    hls_window 60;\n    hls_use_fmp4 on;\n    hls_dispose 0;\n")
-    pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/livestream", loop=False, extra=["-t", "8"])
+def publish_then_wait(srs, media, stream, seconds, segment, extra=()):
+    """Publishes `seconds` of media as live/<stream> and waits for the
+    playlist to list `segment`; returns the playlist's path and ffmpeg's
+    stderr."""
+    pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/{stream}", loop=False,
+                    extra=["-t", str(seconds), *extra])
     try:
         pub.wait(30)
     finally:
-        pub.stop()
-    live = srs.workdir / "live"
-    m3u8_path = live / "livestream.m3u8"
-    assert wait_until(lambda: m3u8_path.exists() and "livestream-3.m4s" in m3u8_path.read_text(), 5), srs.log()[-2000:]
+        err = pub.stop()
+    m3u8_path = srs.workdir / "live" / f"{stream}.m3u8"
+    assert wait_until(lambda: m3u8_path.exists() and segment in m3u8_path.read_text(), 5), \
+        (err or "") + srs.log()[-2000:]
+    return m3u8_path, err
+
+
+def test_fmp4_codecs_duration_and_probe(srs, media):
+    start(srs, "    hls_fragment 2;\n    hls_window 60;\n    hls_use_fmp4 on;\n    hls_dispose 0;\n")
+    m3u8_path, _ = publish_then_wait(srs, media, "livestream", 8, "livestream-3.m4s")
+    live = m3u8_path.parent
     text = m3u8_path.read_text()
     pl = check_rfc8216(text)
     assert pl.version == 7
@@ -208,14 +218,8 @@ def test_fmp4_codecs_duration_and_probe(srs, media):
 def test_keys_decrypted_by_ffmpeg(srs, media):
     start(srs, "    hls_fragment 2;\n    hls_window 60;\n    hls_keys on;\n    hls_fragments_per_key 2;\n"
                "    hls_dispose 0;\n")
-    pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/livestream", loop=False, extra=["-t", "9"])
-    try:
-        pub.wait(30)
-    finally:
-        pub.stop()
-    live = srs.workdir / "live"
-    m3u8_path = live / "livestream.m3u8"
-    assert wait_until(lambda: m3u8_path.exists() and "livestream-3.ts" in m3u8_path.read_text(), 5), srs.log()[-2000:]
+    m3u8_path, _ = publish_then_wait(srs, media, "livestream", 9, "livestream-3.ts")
+    live = m3u8_path.parent
     text = m3u8_path.read_text()
     keys = [l for l in text.splitlines() if l.startswith("#EXT-X-KEY")]
     assert keys[0].startswith('#EXT-X-KEY:METHOD=AES-128,URI="livestream-0.key",IV=0x')
@@ -239,13 +243,7 @@ def test_audio_only_with_env_fragment(srs, media):
     # The conf says 10 s; the environment says 1 s: audio-only segments are 1 x aof_ratio (2.1 s).
     start(srs, "    hls_fragment 10;\n    hls_window 60;\n    hls_vcodec vn;\n",
           env={"SRS_VHOST_HLS_HLS_FRAGMENT": "1", "SRS_VHOST_HLS_HLS_DTS_DIRECTLY": "off"})
-    pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/audio", loop=False, extra=["-t", "7", "-vn"])
-    try:
-        pub.wait(30)
-    finally:
-        pub.stop()
-    m3u8_path = srs.workdir / "live" / "audio.m3u8"
-    assert wait_until(lambda: m3u8_path.exists() and "audio-1.ts" in m3u8_path.read_text(), 5), srs.log()[-2000:]
+    m3u8_path, _ = publish_then_wait(srs, media, "audio", 7, "audio-1.ts", extra=["-vn"])
     pl = check_rfc8216(m3u8_path.read_text())
     for seg in pl.segments[:-1]:
         assert 2.05 <= seg.duration <= 2.2, m3u8_path.read_text()
@@ -275,15 +273,7 @@ def test_video_only_and_timestamp_jump(srs, media):
     # 4 s in, every timestamp jumps 60 s ahead: the source's jitter correction
     # keeps the stream continuous, so no segment is 60 s long.
     jump = "setts=pts='if(gte(DTS*TB,4),PTS+60/TB,PTS)':dts='if(gte(DTS*TB,4),DTS+60/TB,DTS)'"
-    pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/video", loop=False,
-                    extra=["-t", "8", "-an", "-bsf:v", jump])
-    try:
-        pub.wait(30)
-    finally:
-        err = pub.stop()
-    m3u8_path = srs.workdir / "live" / "video.m3u8"
-    assert wait_until(lambda: m3u8_path.exists() and "video-2.ts" in m3u8_path.read_text(), 5), \
-        err + srs.log()[-2000:]
+    m3u8_path, err = publish_then_wait(srs, media, "video", 8, "video-2.ts", extra=["-an", "-bsf:v", jump])
     pl = check_rfc8216(m3u8_path.read_text())
     # The correction shortens the jump to a frame's time, so the GOP across it
     # is a few ms short of 2 s and the cut waits for the next keyframe: at
