@@ -123,12 +123,13 @@ def test_kit_hls_tiny_run(tmp_path, media):
             assert playlists == "0" and segments == "0", row
     assert re.search(r"What HLS adds: ours [+-]\d+\.\d points", md), md
     # Serving: a segment and the playlist from each server, every answer a 2xx.
-    serve = {(row[0], row[1]): row for row in table if len(row) == 13}
+    serve = {(row[0], row[1]): row for row in table if len(row) == 14}
     want = {(s, w) for s in (["ours", "nginx"] if NGINX else ["ours"]) for w in ("segment", "playlist")}
     assert set(serve) == want, md
     for (server, what), row in serve.items():
         path, size, conns, rps, non2xx, errors = row[2], int(row[3]), row[4], float(row[5]), row[9], row[10]
         assert conns == "8" and rps > 0 and non2xx == "0" and errors == "0", row
+        assert float(row[12]) > 0, row  # requests per CPU-second of the server
         if what == "segment":
             assert path.startswith("/live/livestream-") and path.endswith(".ts") and size > 10000, row
         else:
