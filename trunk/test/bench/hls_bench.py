@@ -187,8 +187,7 @@ def summary_of(load):
 def mux_phase(server, hls, n, tools, args, work):
     """One muxing row: a fresh server, n publishers, HLS on or off."""
     d = Path(tempfile.mkdtemp(prefix=f"{server}-hls-{'on' if hls else 'off'}-", dir=work))
-    folder = d / "hls"
-    folder.mkdir()
+    folder = Path(tempfile.mkdtemp(prefix="hls-", dir=args.hls_root)) if args.hls_root else d / "hls"
     nginx = server == "nginx-rtmp"
     port = NGINX_RTMP_PORT if nginx else RTMP_PORT
     if nginx:
@@ -214,6 +213,8 @@ def mux_phase(server, hls, n, tools, args, work):
     finally:
         stop(load, signal.SIGINT)
         stop(proc)
+        if args.hls_root:
+            shutil.rmtree(folder, ignore_errors=True)
     return {"server": server, "hls": hls, "streams": n, "cpu": 100.0 * (c1 - c0) / (t1 - t0),
             "rss_mb": rss / 1024, "playlists": playlists, "segments": segments,
             "alive": summary.get("alive"), "failed": summary.get("failed"),
@@ -440,7 +441,8 @@ def serve_summary(result):
 def markdown(mux_rows, serving, args):
     """The HLS section of the kit's results: both tables and their ratio lines."""
     pin = "servers on CPU 0, wrk on CPU 1" if pinned(0) else "not pinned (one CPU)"
-    parts = [f"### HLS muxing ({args.streams} streams, hls_fragment {FRAGMENT} s)", "", mux_table(mux_rows), "",
+    where = f", HLS under {args.hls_root}" if args.hls_root else ""
+    parts = [f"### HLS muxing ({args.streams} streams, hls_fragment {FRAGMENT} s{where})", "", mux_table(mux_rows), "",
              mux_summary(mux_ratios(mux_rows)), ""]
     if serving:
         parts += [f"### HLS serving (wrk, keep-alive, {args.wrk_conns} connections, {args.wrk_duration} s each, "
@@ -464,6 +466,9 @@ def add_options(p, prefix=""):
                    help="playlist path on our HTTP server for the serving runs (segments: from its URIs)")
     p.add_argument("--hls-extra", dest="hls_extra", default="",
                    help="directives added to our hls block, ';'-separated (e.g. to serve from memory)")
+    p.add_argument("--hls-root", dest="hls_root", default=None,
+                   help="folder the muxing runs write their HLS under (default: the run's temp folder; "
+                        "e.g. /dev/shm to leave the file system's own cost out)")
     p.add_argument(f"--{prefix}wrk-duration", dest="wrk_duration", type=int, default=10,
                    help="s of each wrk run (0: no serving runs)")
     p.add_argument(f"--{prefix}wrk-conns", dest="wrk_conns", type=int, default=50,
