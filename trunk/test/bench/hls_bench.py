@@ -14,8 +14,9 @@ CPU(on) - CPU(off) of the same server; the ratio ours/nginx-rtmp of it is the
 number issue 22 sets a target for (<= 0.5), with ours on vs nginx-rtmp on.
 
 Serving (a second table): one stream published in real time to ours with HLS
-on (hls_ctx off: every GET is a plain file, as nginx serves it); ours serves
-the playlist at --url-path and its segments over its HTTP server. The script
+on (hls_window 60 s or more, hls_ctx off: every GET is a plain file, as
+nginx serves it); ours serves the playlist at --url-path and its segments
+over its HTTP server. The script
 fetches that playlist and its newest segment from ours and puts byte-identical
 copies at the same paths under a folder a plain nginx (the same binary, no
 RTMP module, one worker, sendfile, no access log) serves. Then wrk (Debian's
@@ -317,8 +318,11 @@ def run_serving(args, work, with_nginx):
     html, ng_root = ours_dir / "html", ng_dir / "html"
     for d in (html, ng_root):
         d.mkdir(parents=True)
-    # hls_ctx off: every GET is a plain file, as nginx serves it.
-    directives = ["hls_window 60", "hls_ctx off", "hls_ts_ctx off"] + \
+    # hls_ctx off: every GET is a plain file, as nginx serves it. The window
+    # keeps the segment picked for a kind of GET listed (and on disk) through
+    # both of its wrk runs.
+    window = max(60, 2 * args.wrk_duration + 30)
+    directives = [f"hls_window {window}", "hls_ctx off", "hls_ts_ctx off"] + \
         [d.strip() for d in args.hls_extra.split(";") if d.strip()]
     extra = "".join(f"        {d};\n" for d in directives)
     ours = start_ours(args.srs, ours_dir, html, http_dir=html, hls_extra=extra, prefix=pinned(0))
@@ -343,7 +347,7 @@ def run_serving(args, work, with_nginx):
         if not wait_for(ready, 6 * FRAGMENT + 10):
             raise RuntimeError(f"no playlist with a segment at {args.url_path} on ours (logs in {ours_dir})")
         for what in ("segment", "playlist"):
-            # Fresh for each kind: the newest segment outlives both runs in a 60 s window.
+            # Fresh for each kind: the newest segment outlives both runs (the window above).
             playlist, segment = newest_segment(args.url_path)
             path = segment if what == "segment" else args.url_path
             status, ctype, body = http_get(f"http://127.0.0.1:{HTTP_PORT}{path}")
