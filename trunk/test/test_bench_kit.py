@@ -90,3 +90,51 @@ def test_forward_bench_tiny_run(tmp_path, media):
         assert row["cpu"] >= 0 and row["rss_mb"] > 0, row
     table = [r for r in rows(md) if len(r) == 11 and r[0] != "server"]
     assert [r[0] for r in table] == [ours["server"], nginx["server"]], md
+
+
+def test_kit_hls_tiny_run(tmp_path, media):
+    """test/bench/run --hls at a tiny scale: two publishers on each server with
+    HLS off and on, then wrk against ours and nginx serving the same segment
+    and playlist; the tables hold what was measured (no speed thresholds)."""
+    if not shutil.which("wrk") and os.environ.get("CI") != "true":
+        pytest.skip("wrk is not installed (3rdparty/install.sh bench)")
+    out = tmp_path / "results.md"
+    cmd = [str(TRUNK / "test" / "bench" / "run"), "--srs", str(TRUNK / "objs" / "srs"), "--media", str(media),
+           "--clients", "", "--publishers", "", "--tool-capacity", "0", "--settle", "1", "--window", "2",
+           "--spread", "300", "--hls", "2", "--hls-wrk-duration", "2", "--hls-wrk-conns", "8", "--out", str(out)]
+    cmd += [] if NGINX else ["--no-nginx"]
+    r = subprocess.run(cmd, cwd=TRUNK, capture_output=True, text=True, timeout=200)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    md = out.read_text()
+    assert "--hls 2" in md and "### HLS muxing (2 streams, hls_fragment 2 s)" in md, md
+    table = rows(md)
+    servers = ["ours", "nginx-rtmp"] if NGINX else ["ours"]
+    # Muxing: one row per server and HLS state; with HLS on every stream has
+    # a playlist listing at least one segment, with it off there are none.
+    mux = {(row[0], row[1]): row for row in table if len(row) == 9}
+    assert set(mux) == {(s, h) for s in servers for h in ("off", "on")}, md
+    for (server, hls), row in mux.items():
+        _, _, streams, cpu, mem, playlists, segments, alive, _ = row
+        assert streams == "2" and alive == "2", row
+        assert float(cpu.rstrip("%")) >= 0 and mem.endswith("MB"), row
+        if hls == "on":
+            assert playlists == "2" and int(segments) >= 2, row
+        else:
+            assert playlists == "0" and segments == "0", row
+    assert re.search(r"What HLS adds: ours [+-]\d+\.\d points", md), md
+    # Serving: a segment and the playlist from each server, every answer a 2xx.
+    serve = {(row[0], row[1]): row for row in table if len(row) == 14}
+    want = {(s, w) for s in (["ours", "nginx"] if NGINX else ["ours"]) for w in ("segment", "playlist")}
+    assert set(serve) == want, md
+    for (server, what), row in serve.items():
+        path, size, conns, rps, non2xx, errors = row[2], int(row[3]), row[4], float(row[5]), row[9], row[10]
+        assert conns == "8" and rps > 0 and non2xx == "0" and errors == "0", row
+        assert float(row[12]) > 0, row  # requests per CPU-second of the server
+        if what == "segment":
+            assert path.startswith("/live/livestream-") and path.endswith(".ts") and size > 10000, row
+        else:
+            assert path == "/live/livestream.m3u8" and 0 < size < 10000, row
+        # Both servers answered the same path with the same number of bytes.
+        assert (path, size) == (serve[("ours", what)][2], int(serve[("ours", what)][3])), row
+    if NGINX:
+        assert "nginx served the same bytes (segment: True, playlist: True)" in md, md
