@@ -15,10 +15,6 @@ namespace {
 
 constexpr utime_t kDisposeCheckUs = 1000 * kUsPerMs;
 
-std::string working_dir() {
-    char buf[4096];
-    return getcwd(buf, sizeof(buf)) ? std::string(buf) : std::string();
-}
 
 }  // namespace
 
@@ -72,7 +68,7 @@ class HlsManager::Writer : public LiveSourceBridge, public HlsStreamEvents {
         req.tc_url = source_->publish_options().tc_url;
         req.stream_id = source_->id();
         req.duration = r.duration_ms / 1000.0;
-        req.cwd = working_dir();
+        req.cwd = owner_->working_dir();
         req.file = r.file;
         req.url = r.url;
         req.m3u8 = r.m3u8;
@@ -161,6 +157,16 @@ void HlsManager::dispose_idle(utime_t now_us) {
         s.dispose();
         it = streams_.erase(it);
     }
+}
+
+const std::string& HlsManager::working_dir() {
+    // The process's folder does not change once the server runs (a daemon
+    // changes it before): asked once, not per segment.
+    if (cwd_.empty()) {
+        char buf[4096];
+        if (getcwd(buf, sizeof(buf))) cwd_ = buf;
+    }
+    return cwd_;
 }
 
 }  // namespace srs

@@ -40,6 +40,8 @@ class HlsManager : public LiveBridgeFactory, public CoroutineHandler {
     size_t stream_count() const { return streams_.size(); }
 
   private:
+    // on_hls's `cwd`.
+    const std::string& working_dir();
     class Writer;
     Error cycle() override;
     void dispose_idle(utime_t now_us);
@@ -48,6 +50,7 @@ class HlsManager : public LiveBridgeFactory, public CoroutineHandler {
     HttpHooks* hooks_;
     ClientRegistry* clients_;
     std::map<std::string, std::shared_ptr<HlsStreamState>> streams_;  // by vhost/app/stream
+    std::string cwd_;
     std::unique_ptr<Coroutine> timer_;
     bool stopped_ = false;
 };

@@ -24,6 +24,12 @@ Error write_all(int fd, const char* data, size_t n, const std::string& path) {
 }  // namespace
 
 Error hls_make_parent_folders(const std::string& path) {
+    // Usually the folder is there (every segment of a stream goes to the
+    // same one): one stat instead of a mkdir per path component.
+    size_t last = path.rfind('/');
+    if (last == std::string::npos || last == 0) return Error();
+    struct stat st;
+    if (::stat(path.substr(0, last).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return Error();
     for (size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
         std::string dir = path.substr(0, at);
         if (dir == "." || dir == "..") continue;
