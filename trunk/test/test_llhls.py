@@ -157,6 +157,12 @@ def test_blocking_reload(ll):
     assert after_last > last or after_parts > part, body
     # The asked-for part is in the answer (or its segment is complete).
     assert f"s-{msn}.part{part}.m4s" in body or f"\ns-{msn}.m4s\n" in body, body
+    # The preload hint's part: a GET waits until it is written, then gets it.
+    hint = m3u8.loads(body).preload_hint.uri
+    t0 = time.monotonic()
+    status, part_body, _ = http_get(ll.http_port, f"/live/{hint}")
+    assert status == 200 and part_body[4:8] == b"styp" and b"moof" in part_body, status
+    assert time.monotonic() - t0 < 0.2 + 0.5
     # A request for a whole segment ahead waits for it to complete (~1 s GOP).
     t0 = time.monotonic()
     status, body, _ = http_get(ll.http_port, f"{PLAYLIST}?_HLS_msn={after_last + 1}")
