@@ -28,10 +28,6 @@ bool peer_gone(HttpResponse* res) {
 
 }  // namespace
 
-utime_t ll_hls_block_limit_us(int64_t target_duration_s) {
-    return 3 * std::max<int64_t>(1, target_duration_s) * kUsPerSecond;
-}
-
 Error HlsMemoryServer::serve(const HttpRequest& req, HttpResponse* res, HlsCtxService* hls, bool* served) {
     *served = false;
     const std::string path = root_ + req.path;
@@ -69,24 +65,25 @@ Error HlsMemoryServer::serve_playlist(const HttpRequest& req, HttpResponse* res,
             srs_warn("HLS %s?%s: bad LL-HLS directives (400)", req.path.c_str(), req.query.c_str());
             return res->send_error(400);
         }
-        const utime_t deadline = monotonic_us() + ll_hls_block_limit_us(slot->current().target_duration_s);
+        const utime_t since = monotonic_us();
         for (;;) {
             if (slot->removed()) return res->send_error(404);
-            LlHlsDecision d = decide_ll_hls_request(slot->current().position, q);
+            const HlsMemoryPlaylist& now_pl = slot->current();
+            const utime_t waited = monotonic_us() - since;
+            LlHlsDecision d = decide_ll_hls_request(now_pl.position, q, waited, now_pl.target_duration_s);
             if (d == LlHlsDecision::kBadRequest) {
                 srs_warn("HLS %s: _HLS_msn=%lld _HLS_part=%lld is too far ahead of %lld/%lld (400)",
                          req.path.c_str(), (long long)q.msn, (long long)q.part,
-                         (long long)slot->current().position.last_msn, (long long)slot->current().position.open_parts);
+                         (long long)now_pl.position.last_msn, (long long)now_pl.position.open_parts);
                 return res->send_error(400);
             }
-            if (d == LlHlsDecision::kReady) break;
-            // Past the limit the player gets the playlist as it is (a stalled
-            // publisher must not turn into errors the player backs off from).
-            utime_t now = monotonic_us();
-            if (now >= deadline) break;
+            // Ready, or past the limit: then the player gets the playlist as it
+            // is (a stalled publisher must not turn into errors it backs off from).
+            if (d != LlHlsDecision::kWait) break;
             if (peer_gone(res)) return SRS_ERR(kErrorSocketClosed, "HLS %s: the player left", req.path.c_str());
             if (Error err = res->pull(); !err.ok()) return err;
-            slot->wait_change(std::min(deadline - now, kParkedCheckUs));
+            utime_t left = ll_hls_block_limit_us(now_pl.target_duration_s) - waited;
+            slot->wait_change(std::max<utime_t>(1, std::min(left, kParkedCheckUs)));
         }
     }
     const HlsMemoryPlaylist& cur = slot->current();

@@ -20,9 +20,6 @@ namespace srs {
 
 class HlsCtxService;
 
-// The longest a blocking request is held, from the playlist's target duration.
-utime_t ll_hls_block_limit_us(int64_t target_duration_s);
-
 class HlsMemoryServer {
   public:
     // store: not owned, outlives this; root: http_server.dir.

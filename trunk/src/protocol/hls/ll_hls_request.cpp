@@ -45,4 +45,17 @@ LlHlsDecision decide_ll_hls_request(const LlHlsPosition& pos, const LlHlsQuery& 
     return LlHlsDecision::kWait;
 }
 
+int64_t ll_hls_block_limit_us(int64_t target_duration_s) {
+    return 3 * (target_duration_s < 1 ? 1 : target_duration_s) * 1000000;
+}
+
+LlHlsDecision decide_ll_hls_request(const LlHlsPosition& pos, const LlHlsQuery& q, int64_t waited_us,
+                                    int64_t target_duration_s) {
+    LlHlsDecision d = decide_ll_hls_request(pos, q);
+    if (d == LlHlsDecision::kWait && waited_us >= ll_hls_block_limit_us(target_duration_s)) {
+        return LlHlsDecision::kTimedOut;
+    }
+    return d;
+}
+
 }  // namespace srs

@@ -32,6 +32,7 @@ enum class LlHlsDecision {
     kReady,       // the playlist already holds what was asked for
     kWait,        // park until the playlist changes, then decide again
     kBadRequest,  // too far ahead: 400 at once
+    kTimedOut,    // waited long enough: the playlist as it is
 };
 
 // How many parts past the last one a request may ask for (the spec's
@@ -42,5 +43,14 @@ constexpr int64_t kLlHlsAdvancePartLimit = 3;
 // the advance limit past the last listed one of the open segment; a request
 // for a complete segment, or for a listed part, is ready.
 LlHlsDecision decide_ll_hls_request(const LlHlsPosition& pos, const LlHlsQuery& q);
+
+// How long a blocking request is held: 3 x the target duration (the spec
+// suggests answering 503 past that; we answer the playlist, docs/hls.md).
+int64_t ll_hls_block_limit_us(int64_t target_duration_s);
+
+// The same for a request parked since waited_us ago: kWait becomes
+// kTimedOut once it waited the limit for the playlist's target duration.
+LlHlsDecision decide_ll_hls_request(const LlHlsPosition& pos, const LlHlsQuery& q, int64_t waited_us,
+                                    int64_t target_duration_s);
 
 }  // namespace srs

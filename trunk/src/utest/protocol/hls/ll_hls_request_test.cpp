@@ -82,3 +82,22 @@ TEST(LlHlsDecision, BecomesReadyAsPartsArrive) {
     EXPECT_EQ(2, pos.open_parts);
     EXPECT_EQ(7, steps);
 }
+
+// The time limit on a fake clock: a waiting request times out after 3 x the
+// target duration; one that is ready or refused never does.
+TEST(LlHlsDecision, TimesOutAfterThreeTargetDurations) {
+    LlHlsPosition pos;
+    pos.last_msn = 10;
+    pos.open_parts = 2;
+    LlHlsQuery wait = parse_ll_hls_query("11", "2", "");
+    EXPECT_EQ(3000000, ll_hls_block_limit_us(1));
+    EXPECT_EQ(6000000, ll_hls_block_limit_us(2));
+    EXPECT_EQ(3000000, ll_hls_block_limit_us(0));  // a playlist without a target yet: 1 s
+    EXPECT_EQ(LlHlsDecision::kWait, decide_ll_hls_request(pos, wait, 0, 1));
+    EXPECT_EQ(LlHlsDecision::kWait, decide_ll_hls_request(pos, wait, 2999999, 1));
+    EXPECT_EQ(LlHlsDecision::kTimedOut, decide_ll_hls_request(pos, wait, 3000000, 1));
+    EXPECT_EQ(LlHlsDecision::kWait, decide_ll_hls_request(pos, wait, 3000000, 2));
+    EXPECT_EQ(LlHlsDecision::kReady, decide_ll_hls_request(pos, parse_ll_hls_query("11", "1", ""), 9000000, 1));
+    EXPECT_EQ(LlHlsDecision::kBadRequest,
+              decide_ll_hls_request(pos, parse_ll_hls_query("13", "", ""), 9000000, 1));
+}
