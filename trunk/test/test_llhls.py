@@ -270,10 +270,12 @@ def test_parked_requests_that_disconnect_are_freed(ll):
         finally:
             for s in socks:
                 s.close()
-        assert wait_until(lambda: fd_count(ll.pid) <= base_fds + 5, 10), (batch, fd_count(ll.pid), base_fds)
+        # Each parked coroutine sees its player gone at the next part or within 250 ms;
+        # the bound is for a machine shared with other builds (normally well under 1 s).
+        assert wait_until(lambda: fd_count(ll.pid) <= base_fds + 5, 30), (batch, fd_count(ll.pid), base_fds)
         if batch == 0:
             rss_first = rss_kb(ll.pid)
-        assert time.monotonic() - t_start < 120
+        assert time.monotonic() - t_start < 240
     rss_end = rss_kb(ll.pid)
     print(f"parked 10 x {batch_size}: fds {base_fds} -> {fd_count(ll.pid)}, RSS after the first batch "
           f"{rss_first} KB, after the last {rss_end} KB, {time.monotonic() - t_start:.1f} s")
