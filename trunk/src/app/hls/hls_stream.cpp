@@ -287,17 +287,10 @@ Error HlsStream::close_segment(int64_t end_dts) {
             return SRS_WRAP(err, "fmp4 fragment");
         }
         if (config_.ll) {
-            std::string name = part_name(seg_.seq, open_parts_.size());
-            HlsPartEntry part;
-            part.duration_ms = std::max<int64_t>(0, end_dts - part_start_ms_);
-            part.path = hls_join_path(config_.path, name);
-            part.uri = hls_relative_uri(hls_expand_path(config_.m3u8_file, vars(0, 0)), name);
-            part.independent = info.independent;
-            if (Error err = state_->sink->write_file(part.path, scratch_, ".tmp"); !err.ok()) {
+            if (Error err = store_part(scratch_, end_dts, info.independent); !err.ok()) {
                 state_->sink->finish_segment("", false).ignore();
                 return SRS_WRAP(err, "last part");
             }
-            open_parts_.push_back(std::move(part));
         }
         buffer_ += scratch_;
     }
@@ -409,17 +402,22 @@ Error HlsStream::flush_part(int64_t end_dts) {
     Mp4FragmentInfo info;
     scratch_.clear();
     if (Error err = mp4_->flush(&scratch_, &info, end_dts); !err.ok()) return SRS_WRAP(err, "fmp4 part");
+    if (Error err = store_part(scratch_, end_dts, info.independent); !err.ok()) return err;
+    buffer_ += scratch_;
+    return write_playlist();
+}
+
+Error HlsStream::store_part(const std::string& bytes, int64_t end_dts, bool independent) {
     std::string name = part_name(seg_.seq, open_parts_.size());
     HlsPartEntry part;
     part.duration_ms = std::max<int64_t>(0, end_dts - part_start_ms_);
     part.path = hls_join_path(config_.path, name);
     part.uri = hls_relative_uri(hls_expand_path(config_.m3u8_file, vars(0, 0)), name);
-    part.independent = info.independent;
-    if (Error err = state_->sink->write_file(part.path, scratch_, ".tmp"); !err.ok()) return SRS_WRAP(err, "part");
-    buffer_ += scratch_;
+    part.independent = independent;
+    if (Error err = state_->sink->write_file(part.path, bytes, ".tmp"); !err.ok()) return SRS_WRAP(err, "part");
     open_parts_.push_back(std::move(part));
     part_start_ms_ = end_dts;
-    return write_playlist();
+    return Error();
 }
 
 Error HlsStream::write_playlist() {

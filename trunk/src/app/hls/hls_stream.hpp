@@ -114,6 +114,8 @@ class HlsStream : public LiveSourceBridge {
     Error write_playlist();
     // LL-HLS: the part so far becomes a part of the open segment.
     Error flush_part(int64_t end_dts);
+    // Stores a part of the open segment and lists it (not yet in a playlist).
+    Error store_part(const std::string& bytes, int64_t end_dts, bool independent);
     bool part_due(bool video, int64_t dts) const;
     std::string part_name(int64_t seq, size_t index) const;
     HlsPathVars vars(int64_t seq, int64_t duration_ms) const;
