@@ -75,13 +75,15 @@ def ll(tmp_path_factory, gop1):
                        # would hide whether RSS comes back: a small one here.
                        env={"ASAN_OPTIONS": ASAN_STRICT + ":quarantine_size_mb=4"})
     pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/s")
+    srs.publisher = pub
     try:
         # Seven complete segments: enough for a delta update (6 x 1 s target).
         assert wait_until(lambda: complete_segments(http_get(srs.http_port, PLAYLIST)[1].decode()) >= 8, 40), \
             srs.log()[-3000:]
         yield srs
     finally:
-        pub.stop()
+        if srs.publisher:  # the stall test stops it itself
+            srs.publisher.stop()
         stop_and_check([srs])
 
 
@@ -330,3 +332,21 @@ def start_server_with(srs, hls_body):
     srs.start()
     assert wait_until(lambda: can_connect(srs.http_port), 5), srs.log()[-2000:]
     return srs
+
+
+def test_stalled_stream_answers_the_playlist_after_the_limit(ll):
+    """Runs last on the module's server: the publisher stops, a blocking request
+    is held 3 x the target duration, then gets the playlist as it is (200)."""
+    ll.publisher.stop()
+    ll.publisher = None
+    # The unpublish closes the open segment: wait for that playlist.
+    time.sleep(1.0)
+    text, _ = playlist(ll)
+    last, _ = position(text)
+    target = m3u8.loads(text).target_duration
+    t0 = time.monotonic()
+    status, body, headers = http_get(ll.http_port, f"{PLAYLIST}?_HLS_msn={last + 1}", timeout=3 * target + 10)
+    took = time.monotonic() - t0
+    assert status == 200 and headers.get("Cache-Control") == "no-cache"
+    assert position(body.decode())[0] == last  # nothing new: the current playlist
+    assert 3 * target - 0.3 <= took < 3 * target + 2, (took, target)
