@@ -561,6 +561,11 @@ std::vector<DirectiveSpec> build_table() {
                                                                                 "hls_path."),
         Str("vhost.hls.hls_init_file", "[app]/[stream]/init.mp4", kLive, "fMP4 init segment path under "
                                                                               "hls_path."),
+        Enum("vhost.hls.hls_storage", "disk", "disk|memory", kLive, "Ours: disk writes files under hls_path; "
+             "memory keeps them in the server and its HTTP server answers them at the same URLs."),
+        Bool("vhost.hls.hls_ll", "off", kLive, "Ours: Low-Latency HLS (parts, blocking reload, delta updates); "
+             "implies hls_use_fmp4 on, hls_storage memory and hls_keys off."),
+        Float("vhost.hls.hls_part", "0.2", 0.05, 5, kLive, "Ours: seconds, the LL-HLS part target."),
         Todo("vhost.hds", "HDS."),
         Todo("vhost.dash", "MPEG-DASH."),
         Block("vhost.dvr", "DVR: record streams to FLV or MP4 files (docs/dvr.md)."),

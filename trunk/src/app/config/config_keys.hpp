@@ -535,6 +535,17 @@ inline constexpr VhostKey<std::string> vhost_hls_hls_fmp4_file{"vhost.hls.hls_fm
 // vhost.hls.hls_init_file: fMP4 init segment path under hls_path.
 inline constexpr VhostKey<std::string> vhost_hls_hls_init_file{"vhost.hls.hls_init_file"};
 
+// vhost.hls.hls_storage: Ours: disk writes files under hls_path; memory keeps them in the server
+// and its HTTP server answers them at the same URLs.
+inline constexpr VhostKey<std::string> vhost_hls_hls_storage{"vhost.hls.hls_storage"};
+
+// vhost.hls.hls_ll: Ours: Low-Latency HLS (parts, blocking reload, delta updates); implies
+// hls_use_fmp4 on, hls_storage memory and hls_keys off.
+inline constexpr VhostKey<bool> vhost_hls_hls_ll{"vhost.hls.hls_ll"};
+
+// vhost.hls.hls_part: Ours: seconds, the LL-HLS part target.
+inline constexpr VhostKey<double> vhost_hls_hls_part{"vhost.hls.hls_part"};
+
 // vhost.dvr.enabled: Record the streams dvr_apply names.
 inline constexpr VhostKey<bool> vhost_dvr_enabled{"vhost.dvr.enabled"};
 

@@ -4,6 +4,7 @@
 
 #include "app/config/config_keys.hpp"
 #include "app/conn/client.hpp"
+#include "app/hls/hls_memory_sink.hpp"
 #include "app/hooks/http_hooks.hpp"
 #include "app/live/live_source.hpp"
 #include "core/log.hpp"
@@ -44,6 +45,16 @@ HlsStreamConfig read_hls_config(const Config& c, const std::string& vhost) {
     h.dts_directly = c.get(vhost, keys::vhost_hls_hls_dts_directly);
     h.fmp4_file = c.get(vhost, keys::vhost_hls_hls_fmp4_file);
     h.init_file = c.get(vhost, keys::vhost_hls_hls_init_file);
+    h.memory = std::string(c.get(vhost, keys::vhost_hls_hls_storage)) == "memory";
+    h.ll = c.get(vhost, keys::vhost_hls_hls_ll);
+    h.part_s = c.get(vhost, keys::vhost_hls_hls_part);
+    if (h.ll) {
+        // Parts are served from memory, cut from fMP4 fragments, and not
+        // encrypted (AES-128 CBC runs over a whole segment).
+        h.fmp4 = true;
+        h.memory = true;
+        h.keys = false;
+    }
     return h;
 }
 
@@ -90,8 +101,8 @@ class HlsManager::Writer : public LiveSourceBridge, public HlsStreamEvents {
     HlsStream stream_;
 };
 
-HlsManager::HlsManager(ConfigSnapshot config, HttpHooks* hooks, ClientRegistry* clients)
-    : config_(std::move(config)), hooks_(hooks), clients_(clients) {}
+HlsManager::HlsManager(ConfigSnapshot config, HttpHooks* hooks, ClientRegistry* clients, HlsMemoryStore* store)
+    : config_(std::move(config)), hooks_(hooks), clients_(clients), store_(store) {}
 
 HlsManager::~HlsManager() { stop(); }
 
@@ -125,10 +136,15 @@ std::unique_ptr<LiveSourceBridge> HlsManager::create_bridge(LiveSource* source) 
         state->vhost = source->vhost();
         state->app = source->app();
         state->stream = source->stream();
-        state->sink.reset(new HlsDiskSink());
+        if (hls.memory && store_) {
+            state->sink.reset(new HlsMemorySink(store_));
+        } else {
+            state->sink.reset(new HlsDiskSink());
+        }
     }
-    srs_trace("hls %s: %s, fragment %.3fs, window %.3fs, path %s", key.c_str(), hls.fmp4 ? "fmp4" : "ts",
-              hls.cut.fragment_s, hls.window_s, hls.path.c_str());
+    srs_trace("hls %s: %s%s, fragment %.3fs, window %.3fs, %s %s", key.c_str(), hls.fmp4 ? "fmp4" : "ts",
+              hls.ll ? " low-latency" : "", hls.cut.fragment_s, hls.window_s,
+              hls.memory && store_ ? "in memory as" : "path", hls.path.c_str());
     return std::unique_ptr<LiveSourceBridge>(new Writer(this, source, std::move(hls), state));
 }
 

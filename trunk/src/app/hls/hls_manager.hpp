@@ -24,13 +24,16 @@ namespace srs {
 
 class ClientRegistry;
 class HttpHooks;
+class HlsMemoryStore;
 
 // vhost.hls of a vhost as the writer takes it.
 HlsStreamConfig read_hls_config(const Config& config, const std::string& vhost);
 
 class HlsManager : public LiveBridgeFactory, public CoroutineHandler {
   public:
-    HlsManager(ConfigSnapshot config, HttpHooks* hooks, ClientRegistry* clients);
+    // store: where hls_storage memory (and LL-HLS) puts files; not owned,
+    // outlives the manager (null: every stream on disk).
+    HlsManager(ConfigSnapshot config, HttpHooks* hooks, ClientRegistry* clients, HlsMemoryStore* store = nullptr);
     ~HlsManager() override;
     Error start();
     // Stops the timer and disposes of the streams with hls_dispose > 0.
@@ -49,6 +52,7 @@ class HlsManager : public LiveBridgeFactory, public CoroutineHandler {
     ConfigSnapshot config_;
     HttpHooks* hooks_;
     ClientRegistry* clients_;
+    HlsMemoryStore* store_;
     std::map<std::string, std::shared_ptr<HlsStreamState>> streams_;  // by vhost/app/stream
     std::string cwd_;
     std::unique_ptr<Coroutine> timer_;

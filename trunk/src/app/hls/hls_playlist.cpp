@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 
 namespace srs {
 
@@ -30,6 +31,85 @@ std::string render_hls_playlist(const std::deque<HlsSegmentEntry>& segments, con
         snprintf(extinf, sizeof(extinf), "#EXTINF:%.3f, no desc\n", s.duration_ms / 1000.0);
         out += extinf;
         out += s.uri + "\n";
+    }
+    return out;
+}
+
+std::string hls_program_date_time(int64_t wall_ms) {
+    time_t secs = static_cast<time_t>(wall_ms / 1000);
+    struct tm t;
+    gmtime_r(&secs, &t);
+    char buf[48];
+    snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
+             t.tm_hour, t.tm_min, t.tm_sec, static_cast<int>(wall_ms % 1000));
+    return buf;
+}
+
+size_t hls_skippable_segments(const std::deque<HlsSegmentEntry>& segments, int64_t target_duration_s) {
+    const int64_t until_ms = 6 * target_duration_s * 1000;
+    int64_t after_ms = 0;  // duration of the segments after the one looked at
+    for (size_t i = segments.size(); i > 0; i--) {
+        if (after_ms >= until_ms) return i;  // segment i-1 and older end early enough
+        after_ms += segments[i - 1].duration_ms;
+    }
+    return 0;
+}
+
+namespace {
+
+std::string seconds3(int64_t ms) {
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%.3f", ms / 1000.0);
+    return buf;
+}
+
+void render_part(const HlsPartEntry& p, std::string* out) {
+    *out += "#EXT-X-PART:DURATION=" + seconds3(p.duration_ms) + ",URI=\"" + p.uri + "\"";
+    if (p.independent) *out += ",INDEPENDENT=YES";
+    *out += "\n";
+}
+
+}  // namespace
+
+std::string render_ll_hls_playlist(const std::deque<HlsSegmentEntry>& segments, const HlsPlaylistOptions& options,
+                                   const HlsLlPlaylist& ll, bool delta) {
+    const int64_t target = hls_target_duration(segments, options);
+    const int64_t part_ms = static_cast<int64_t>(ll.part_target_s * 1000 + 0.5);
+    std::string out = "#EXTM3U\n#EXT-X-VERSION:9\n";
+    out += "#EXT-X-TARGETDURATION:" + std::to_string(target) + "\n";
+    out += "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=" + seconds3(6 * target * 1000) +
+           ",PART-HOLD-BACK=" + seconds3(3 * part_ms) + "\n";
+    out += "#EXT-X-PART-INF:PART-TARGET=" + seconds3(part_ms) + "\n";
+    int64_t first_seq = segments.empty() ? ll.open_seq : segments.front().seq;
+    out += "#EXT-X-MEDIA-SEQUENCE:" + std::to_string(first_seq) + "\n";
+    size_t skip = delta ? hls_skippable_segments(segments, target) : 0;
+    if (skip > 0) out += "#EXT-X-SKIP:SKIPPED-SEGMENTS=" + std::to_string(skip) + "\n";
+    const size_t parts_from = segments.size() > ll.segments_with_parts ? segments.size() - ll.segments_with_parts : 0;
+    std::string map;
+    for (size_t i = skip; i < segments.size(); i++) {
+        const HlsSegmentEntry& s = segments[i];
+        if (!s.map_uri.empty() && s.map_uri != map) {
+            out += "#EXT-X-MAP:URI=\"" + s.map_uri + "\"\n";
+            map = s.map_uri;
+        }
+        if (s.discontinuity) out += "#EXT-X-DISCONTINUITY\n";
+        out += "#EXT-X-PROGRAM-DATE-TIME:" + hls_program_date_time(s.pdt_ms) + "\n";
+        if (i >= parts_from) {
+            for (const HlsPartEntry& p : s.parts) render_part(p, &out);
+        }
+        out += "#EXTINF:" + seconds3(s.duration_ms) + ",\n";
+        out += s.uri + "\n";
+    }
+    if (ll.open_started) {
+        if (!ll.open_map_uri.empty() && ll.open_map_uri != map) {
+            out += "#EXT-X-MAP:URI=\"" + ll.open_map_uri + "\"\n";
+        }
+        if (ll.open_discontinuity) out += "#EXT-X-DISCONTINUITY\n";
+        out += "#EXT-X-PROGRAM-DATE-TIME:" + hls_program_date_time(ll.open_pdt_ms) + "\n";
+        for (const HlsPartEntry& p : ll.open_parts) render_part(p, &out);
+    }
+    if (!ll.preload_hint_uri.empty()) {
+        out += "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"" + ll.preload_hint_uri + "\"\n";
     }
     return out;
 }

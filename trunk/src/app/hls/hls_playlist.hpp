@@ -21,6 +21,14 @@
 
 namespace srs {
 
+// LL-HLS: one part of a segment (EXT-X-PART).
+struct HlsPartEntry {
+    int64_t duration_ms = 0;
+    std::string uri;       // as the playlist names it
+    std::string path;      // the store key the sink wrote
+    bool independent = false;  // starts with a keyframe (or has no video)
+};
+
 struct HlsSegmentEntry {
     int64_t seq = 0;
     int64_t duration_ms = 0;
@@ -36,6 +44,10 @@ struct HlsSegmentEntry {
     std::string key_iv_hex; // 32 hex digits
     std::string key_path;   // the key file, removed with the last segment that uses it
     bool new_key = false;
+    // LL-HLS: the wall clock of its first frame (EXT-X-PROGRAM-DATE-TIME)
+    // and its parts (listed only for the last few segments).
+    int64_t pdt_ms = 0;
+    std::vector<HlsPartEntry> parts;
 };
 
 struct HlsPlaylistOptions {
@@ -49,6 +61,39 @@ int64_t hls_target_duration(const std::deque<HlsSegmentEntry>& segments, const H
 
 // The playlist text for the segments (oldest first).
 std::string render_hls_playlist(const std::deque<HlsSegmentEntry>& segments, const HlsPlaylistOptions& options);
+
+// LL-HLS (ours, fMP4 from memory; RFC 8216bis). Tags added to the shape above:
+//   #EXT-X-VERSION:9
+//   #EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=<6 x target>,PART-HOLD-BACK=<3 x part target>
+//   #EXT-X-PART-INF:PART-TARGET=<part target>
+//   [#EXT-X-SKIP:SKIPPED-SEGMENTS=<n>]    (delta update: the oldest n segments left out)
+//   #EXT-X-PROGRAM-DATE-TIME:<UTC, ms>     (every segment)
+//   #EXT-X-PART:DURATION=<s>,URI="<uri>"[,INDEPENDENT=YES]   (the last segments and the open one)
+//   #EXT-X-PRELOAD-HINT:TYPE=PART,URI="<the next part>"
+struct HlsLlPlaylist {
+    double part_target_s = 0.2;
+    // Complete segments whose parts are still listed (the newest ones).
+    size_t segments_with_parts = 3;
+    // The segment being written: its parts so far and where it starts.
+    int64_t open_seq = 0;
+    int64_t open_pdt_ms = 0;
+    bool open_started = false;  // a segment is open (its PDT and parts are listed)
+    bool open_discontinuity = false;
+    std::string open_map_uri;
+    std::vector<HlsPartEntry> open_parts;
+    std::string preload_hint_uri;  // "" : no hint
+};
+
+// The segments a delta update leaves out: those whose end is at least
+// CAN-SKIP-UNTIL (6 x target duration) before the playlist's end.
+size_t hls_skippable_segments(const std::deque<HlsSegmentEntry>& segments, int64_t target_duration_s);
+
+// The LL-HLS playlist; delta: the _HLS_skip=YES answer.
+std::string render_ll_hls_playlist(const std::deque<HlsSegmentEntry>& segments, const HlsPlaylistOptions& options,
+                                   const HlsLlPlaylist& ll, bool delta);
+
+// "2026-11-28T00:20:01.234Z"
+std::string hls_program_date_time(int64_t wall_ms);
 
 // SRS's window: summing durations from the newest back, the segment that
 // takes the sum over window_s is the oldest kept. Returns the dropped ones,

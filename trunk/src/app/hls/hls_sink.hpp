@@ -9,8 +9,21 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "protocol/hls/ll_hls_request.hpp"
 
 namespace srs {
+
+// A new version of a playlist. A disk sink writes `full`; the memory store
+// also keeps the delta update and where an LL-HLS playlist is, for
+// blocking reloads.
+struct HlsPlaylistUpdate {
+    std::string full;
+    std::string delta;          // "" : no delta update
+    bool ll = false;
+    LlHlsPosition position;
+    int64_t target_duration_s = 1;
+    std::string hint_path;      // the next part (EXT-X-PRELOAD-HINT), "" none
+};
 
 class HlsSink {
   public:
@@ -25,6 +38,10 @@ class HlsSink {
     virtual Error write_file(const std::string& path, const std::string& bytes, const char* temp_suffix) = 0;
     // Deletes a file; a missing one is not an error.
     virtual void remove(const std::string& path) = 0;
+    // A playlist: by default the whole text as a file.
+    virtual Error write_playlist(const std::string& path, const HlsPlaylistUpdate& update) {
+        return write_file(path, update.full, ".temp");
+    }
 };
 
 // Files on disk; folders are made as needed. Writes are plain write(2)s on

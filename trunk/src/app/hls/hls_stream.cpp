@@ -30,7 +30,10 @@ std::string key_folder(const HlsStreamConfig& c) { return c.key_file_path.empty(
 void HlsStreamState::dispose() {
     disposed = true;
     if (!sink) return;
-    for (const HlsSegmentEntry& s : segments) sink->remove(s.path);
+    for (const HlsSegmentEntry& s : segments) {
+        sink->remove(s.path);
+        for (const HlsPartEntry& p : s.parts) sink->remove(p.path);
+    }
     for (const std::string& f : side_files) sink->remove(f);
     if (!m3u8_path.empty()) sink->remove(m3u8_path);
     segments.clear();
@@ -137,6 +140,12 @@ Error HlsStream::on_frame(bool video, uint32_t timestamp, bool keyframe, bool se
         if (Error err = open_segment(dts); !err.ok()) return SRS_WRAP(err, "open segment");
     }
     seg_last_ms_ = std::max(seg_last_ms_, dts);
+    if (config_.ll && part_due(video, dts)) {
+        if (Error err = flush_part(dts); !err.ok()) return SRS_WRAP(err, "part");
+    }
+    int64_t& last = last_frame_ms_[video ? 1 : 0];
+    if (last >= 0 && dts > last) frame_interval_ms_[video ? 1 : 0] = dts - last;
+    last = dts;
     if (!config_.fmp4) {
         scratch_.clear();
         if (Error err = ts_.write_flv_tag(video ? kFlvTagVideo : kFlvTagAudio, timestamp, body, n, &scratch_);
@@ -250,6 +259,9 @@ Error HlsStream::open_segment(int64_t dts) {
     if (Error err = state_->sink->begin_segment(temp); !err.ok()) return err;
     open_ = true;
     seg_start_ms_ = seg_last_ms_ = dts;
+    seg_.pdt_ms = clock_ms_();
+    part_start_ms_ = dts;
+    open_parts_.clear();
     buffer_.clear();
     if (!config_.fmp4) {
         scratch_.clear();
@@ -277,6 +289,12 @@ Error HlsStream::close_segment(int64_t end_dts) {
             state_->sink->finish_segment("", false).ignore();
             return SRS_WRAP(err, "fmp4 fragment");
         }
+        if (config_.ll) {
+            if (Error err = store_part(scratch_, end_dts, info.independent); !err.ok()) {
+                state_->sink->finish_segment("", false).ignore();
+                return SRS_WRAP(err, "last part");
+            }
+        }
         buffer_ += scratch_;
     }
     Error err;
@@ -298,7 +316,10 @@ Error HlsStream::close_segment(int64_t end_dts) {
         return err;
     }
     if (finished.failed()) return finished;
+    std::vector<HlsPartEntry> parts;
+    parts.swap(open_parts_);
     if (!keep) {
+        for (const HlsPartEntry& p : parts) state_->sink->remove(p.path);
         // Too short: dropped, its number (and its marks) go to the next one.
         pending_discontinuity_ = seg_.discontinuity;
         if (seg_.new_key) have_key_ = false;
@@ -321,10 +342,23 @@ Error HlsStream::close_segment(int64_t end_dts) {
         uri = prefix + uri;
     }
     seg_.uri = uri;
+    seg_.parts = std::move(parts);
     state_->next_seq = seg_.seq + 1;
     state_->segments.push_back(seg_);
+    if (config_.ll) {
+        // Parts are listed (and kept) for the newest segments only.
+        const size_t keep_parts = HlsLlPlaylist().segments_with_parts;
+        for (size_t i = 0; i + keep_parts < state_->segments.size(); i++) {
+            HlsSegmentEntry& old = state_->segments[i];
+            for (const HlsPartEntry& p : old.parts) state_->sink->remove(p.path);
+            old.parts.clear();
+        }
+    }
     std::vector<HlsSegmentEntry> gone = hls_shrink_window(&state_->segments, config_.window_s);
     if (Error e = write_playlist(); !e.ok()) return e;
+    for (const HlsSegmentEntry& s : gone) {
+        for (const HlsPartEntry& p : s.parts) state_->sink->remove(p.path);
+    }
     if (config_.cleanup) {
         for (const HlsSegmentEntry& s : gone) {
             state_->sink->remove(s.path);
@@ -349,8 +383,76 @@ Error HlsStream::close_segment(int64_t end_dts) {
     return Error();
 }
 
+bool HlsStream::part_due(bool video, int64_t dts) const {
+    if (!open_ || !mp4_ || !mp4_->has_pending()) return false;
+    // With video, parts are cut on video frames (the audio between rides along).
+    if (have_video_config_ && !video) return false;
+    const int64_t part_ms = static_cast<int64_t>(config_.part_s * 1000 + 0.5);
+    const int64_t frame = std::max<int64_t>(1, frame_interval_ms_[video ? 1 : 0]);
+    return dts - part_start_ms_ + frame > part_ms;
+}
+
+std::string HlsStream::part_name(int64_t seq, size_t index) const {
+    // "live/s-12.m4s" -> "live/s-12.part3.m4s"
+    std::string name = hls_expand_path(config_.fmp4_file, vars(seq, 0));
+    std::string mark = ".part" + std::to_string(index);
+    size_t dot = name.rfind('.');
+    if (dot == std::string::npos || name.find('/', dot) != std::string::npos) return name + mark;
+    return name.insert(dot, mark);
+}
+
+Error HlsStream::flush_part(int64_t end_dts) {
+    Mp4FragmentInfo info;
+    scratch_.clear();
+    if (Error err = mp4_->flush(&scratch_, &info, end_dts); !err.ok()) return SRS_WRAP(err, "fmp4 part");
+    if (Error err = store_part(scratch_, end_dts, info.independent); !err.ok()) return err;
+    buffer_ += scratch_;
+    return write_playlist();
+}
+
+Error HlsStream::store_part(const std::string& bytes, int64_t end_dts, bool independent) {
+    std::string name = part_name(seg_.seq, open_parts_.size());
+    HlsPartEntry part;
+    part.duration_ms = std::max<int64_t>(0, end_dts - part_start_ms_);
+    part.path = hls_join_path(config_.path, name);
+    part.uri = hls_relative_uri(hls_expand_path(config_.m3u8_file, vars(0, 0)), name);
+    part.independent = independent;
+    if (Error err = state_->sink->write_file(part.path, bytes, ".tmp"); !err.ok()) return SRS_WRAP(err, "part");
+    open_parts_.push_back(std::move(part));
+    part_start_ms_ = end_dts;
+    return Error();
+}
+
 Error HlsStream::write_playlist() {
-    return state_->sink->write_file(state_->m3u8_path, render_hls_playlist(state_->segments, playlist_), ".temp");
+    HlsPlaylistUpdate u;
+    if (!config_.ll) {
+        u.full = render_hls_playlist(state_->segments, playlist_);
+        return state_->sink->write_playlist(state_->m3u8_path, u);
+    }
+    HlsLlPlaylist ll;
+    ll.part_target_s = config_.part_s;
+    ll.open_seq = state_->next_seq;
+    ll.open_started = open_;
+    if (open_) {
+        ll.open_pdt_ms = seg_.pdt_ms;
+        ll.open_discontinuity = seg_.discontinuity;
+        ll.open_map_uri = seg_.map_uri;
+        ll.open_parts = open_parts_;
+    }
+    // The next part: of the open segment, or the first of the next one.
+    const std::string m3u8_name = hls_expand_path(config_.m3u8_file, vars(0, 0));
+    std::string hint = part_name(state_->next_seq, open_ ? open_parts_.size() : 0);
+    ll.preload_hint_uri = hls_relative_uri(m3u8_name, hint);
+    u.ll = true;
+    u.full = render_ll_hls_playlist(state_->segments, playlist_, ll, false);
+    u.target_duration_s = hls_target_duration(state_->segments, playlist_);
+    if (hls_skippable_segments(state_->segments, u.target_duration_s) > 0) {
+        u.delta = render_ll_hls_playlist(state_->segments, playlist_, ll, true);
+    }
+    u.position.last_msn = state_->next_seq - 1;
+    u.position.open_parts = open_ ? static_cast<int64_t>(open_parts_.size()) : 0;
+    u.hint_path = hls_join_path(config_.path, hint);
+    return state_->sink->write_playlist(state_->m3u8_path, u);
 }
 
 }  // namespace srs

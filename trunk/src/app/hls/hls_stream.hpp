@@ -10,6 +10,7 @@
 #include <deque>
 #include <memory>
 #include <set>
+#include <vector>
 #include <string>
 
 #include "app/hls/hls_audio_clock.hpp"
@@ -48,6 +49,12 @@ struct HlsStreamConfig {
     bool dts_directly = true;  // off: audio DTS counted from samples (HlsAudioClock)
     std::string fmp4_file = "[app]/[stream]-[seq].m4s";
     std::string init_file = "[app]/[stream]/init.mp4";
+    // Ours: hls_storage memory (the server's store, no disk), and LL-HLS
+    // (hls_ll, which implies fMP4 from memory without keys) with parts of
+    // part_s seconds.
+    bool memory = false;
+    bool ll = false;
+    double part_s = 0.2;
 };
 
 // One kept segment as the hooks tell it.
@@ -107,6 +114,12 @@ class HlsStream : public LiveSourceBridge {
     Error write_init();
     Error start_key(HlsSegmentEntry* entry, int64_t seq);
     Error write_playlist();
+    // LL-HLS: the part so far becomes a part of the open segment.
+    Error flush_part(int64_t end_dts);
+    // Stores a part of the open segment and lists it (not yet in a playlist).
+    Error store_part(const std::string& bytes, int64_t end_dts, bool independent);
+    bool part_due(bool video, int64_t dts) const;
+    std::string part_name(int64_t seq, size_t index) const;
     HlsPathVars vars(int64_t seq, int64_t duration_ms) const;
 
     HlsStreamConfig config_;
@@ -137,6 +150,13 @@ class HlsStream : public LiveSourceBridge {
     HlsSegmentEntry seg_;
     std::string buffer_;  // the whole segment, when it is written at close (fMP4, keys)
     std::string scratch_;
+    // LL-HLS: the parts of the open segment, where the current part started,
+    // and a frame's length (a part is cut before the frame that would take
+    // it past the part target).
+    std::vector<HlsPartEntry> open_parts_;
+    int64_t part_start_ms_ = 0;
+    int64_t last_frame_ms_[2] = {-1, -1};  // audio, video
+    int64_t frame_interval_ms_[2] = {0, 0};
     // hls_keys.
     HlsKey key_;
     bool have_key_ = false;

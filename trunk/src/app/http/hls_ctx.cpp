@@ -72,7 +72,7 @@ utime_t HlsCtxService::idle_us(const std::string& vhost) const {
 }
 
 Error HlsCtxService::serve_playlist(const HttpRequest& req, HttpResponse* res, const std::string& file,
-                                    bool* served) {
+                                    bool* served, const std::string* memory) {
     *served = false;
     std::shared_ptr<const Config> config = live_->config();
     std::string vhost = vhost_of(req);
@@ -86,14 +86,14 @@ Error HlsCtxService::serve_playlist(const HttpRequest& req, HttpResponse* res, c
             return Error();
         }
         *served = true;
-        return serve_known_session(req, res, s, file);
+        return serve_known_session(req, res, s, file, memory);
     }
     *served = true;
     return serve_new_session(req, res, vhost, file);
 }
 
 Error HlsCtxService::serve_known_session(const HttpRequest& req, HttpResponse* res, HlsSession* s,
-                                         const std::string& file) {
+                                         const std::string& file, const std::string* memory) {
     res->head().set("Cache-Control", "no-cache");
     // A kicked session gets SRS's 404 until it expires.
     if (s->interrupted()) {
@@ -104,6 +104,7 @@ Error HlsCtxService::serve_known_session(const HttpRequest& req, HttpResponse* r
     // The playlist is gone: the stream ended (hls_dispose) or never was.
     std::string playlist;
     if (file.empty()) return res->send(404, "text/plain; charset=utf-8", "HLS stream " + s->cid() + " is EOF\n");
+    if (memory) return res->send(200, kPlaylistType, hls_rewrite_playlist(*memory, s->cid()));
     if (Error err = read_small_file(worker_, file, kHlsCtxMaxPlaylist, &playlist); !err.ok()) {
         srs_warn("HLS %s: %s", req.path.c_str(), err.summary().c_str());
         err.ignore();

@@ -36,7 +36,10 @@ class HlsCtxService : public CoroutineHandler {
     // A GET/HEAD of a .m3u8; file: the resolved file, "" when there is none.
     // *served false: not a session's business (hls_ctx off for the vhost, or
     // hls_ts_ctx off for a known session), the file is served as it is.
-    Error serve_playlist(const HttpRequest& req, HttpResponse* res, const std::string& file, bool* served);
+    // memory: the playlist's text when it comes from the memory store (file
+    // then only names it), null to read the file.
+    Error serve_playlist(const HttpRequest& req, HttpResponse* res, const std::string& file, bool* served,
+                         const std::string* memory = nullptr);
     // After `bytes` of any other file went out for a request: counted to its
     // session when it names one and hls_ts_ctx is on.
     void on_file_sent(const HttpRequest& req, uint64_t bytes);
@@ -52,7 +55,8 @@ class HlsCtxService : public CoroutineHandler {
     std::string vhost_of(const HttpRequest& req) const;
     Error serve_new_session(const HttpRequest& req, HttpResponse* res, const std::string& vhost,
                             const std::string& file);
-    Error serve_known_session(const HttpRequest& req, HttpResponse* res, HlsSession* s, const std::string& file);
+    Error serve_known_session(const HttpRequest& req, HttpResponse* res, HlsSession* s, const std::string& file,
+                              const std::string* memory);
     // 2 x hls_window of the vhost.
     utime_t idle_us(const std::string& vhost) const;
 

@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 
 #include "app/http/hls_ctx.hpp"
+#include "app/http/http_hls_memory.hpp"
 #include "core/log.hpp"
 #include "io/blocking_worker.hpp"
 
@@ -21,8 +22,10 @@ namespace srs {
 // Files are read in pieces of this size; larger files stream piece by piece.
 static const size_t kReadPiece = 64 * 1024;
 
-HttpStaticHandler::HttpStaticHandler(std::string root, BlockingWorker* worker, LiveContext* live)
-    : root_(std::move(root)), worker_(worker), hls_(live ? new HlsCtxService(live, worker) : nullptr) {}
+HttpStaticHandler::HttpStaticHandler(std::string root, BlockingWorker* worker, LiveContext* live,
+                                     HlsMemoryStore* store)
+    : root_(std::move(root)), worker_(worker), hls_(live ? new HlsCtxService(live, worker) : nullptr),
+      memory_(store ? new HlsMemoryServer(store, root_) : nullptr) {}
 
 HttpStaticHandler::~HttpStaticHandler() = default;
 
@@ -77,6 +80,11 @@ static bool resolve_under(const std::string& root, const std::string& path, std:
 }
 
 Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
+    if (memory_) {
+        bool served = false;
+        Error err = memory_->serve(req, res, hls_.get(), &served);
+        if (served) return err;
+    }
     std::string file;
     bool found = resolve_under(root_, req.path, &file);
     struct stat st;

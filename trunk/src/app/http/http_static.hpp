@@ -15,6 +15,8 @@ namespace srs {
 
 class BlockingWorker;
 class HlsCtxService;
+class HlsMemoryServer;
+class HlsMemoryStore;
 class LiveContext;
 
 // HLS files: playlists are never cached (Cache-Control: no-cache) since a
@@ -24,7 +26,9 @@ class HttpStaticHandler : public HttpHandler {
   public:
     // worker: where reads that would block go (nullptr: read inline).
     // live: for hls_ctx (nullptr: plain files only); outlives the handler.
-    HttpStaticHandler(std::string root, BlockingWorker* worker, LiveContext* live = nullptr);
+    // store: HLS files held in memory, answered first (null: disk only).
+    HttpStaticHandler(std::string root, BlockingWorker* worker, LiveContext* live = nullptr,
+                      HlsMemoryStore* store = nullptr);
     ~HttpStaticHandler() override;
     // The hls_ctx sweeper; stop() ends it and unregisters the sessions
     // (before the clients registry goes).
@@ -39,6 +43,7 @@ class HttpStaticHandler : public HttpHandler {
     std::string root_;
     BlockingWorker* worker_;
     std::unique_ptr<HlsCtxService> hls_;
+    std::unique_ptr<HlsMemoryServer> memory_;
 };
 
 // One read of a file piece at offset: from the page cache inline when it is

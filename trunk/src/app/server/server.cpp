@@ -14,6 +14,16 @@
 
 namespace srs {
 
+namespace {
+
+// What relative hls_path and http_server.dir are relative to.
+std::string server_working_dir() {
+    char buf[4096];
+    return getcwd(buf, sizeof(buf)) ? std::string(buf) : std::string("/");
+}
+
+}  // namespace
+
 Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
     : config_(std::move(config)),
       conf_path_(std::move(conf_path)),
@@ -22,7 +32,8 @@ Server::Server(std::shared_ptr<const Config> config, std::string conf_path)
       hooks_([this] { return config_; }, HttpClientOptions()),
       forward_([this] { return config_; }),
       ffmpeg_([this] { return config_; }),
-      hls_([this] { return config_; }, &hooks_, &clients_),
+      hls_store_(server_working_dir()),
+      hls_([this] { return config_; }, &hooks_, &clients_, &hls_store_),
       dvr_([this] { return config_; }, &hooks_),
       publish_bridges_({&forward_, &ffmpeg_, &hls_, &dvr_}),
       connections_(&clients_),
@@ -138,7 +149,8 @@ Error Server::listen_http() {
     api_on_http_port_ = server_on && api_on && !server_eps.empty() && !api_eps.empty() &&
                         server_eps[0].port == api_eps[0].port;
     http_flv_.reset(new HttpFlvHandler(this));
-    http_static_.reset(new HttpStaticHandler(config->get(keys::http_server_dir), &blocking_worker_, this));
+    http_static_.reset(
+        new HttpStaticHandler(config->get(keys::http_server_dir), &blocking_worker_, this, &hls_store_));
     if (Error err = http_static_->start(); !err.ok()) return SRS_WRAP(err, "hls_ctx");
     http_api_.reset(new HttpApiHandler(this, rtc_.get()));
     rtc_api_.reset(new RtcApiHandler(this, http_api_.get(), rtc_.get()));

@@ -15,6 +15,7 @@
 #include "app/edge/edge_manager.hpp"
 #include "app/ffmpeg/ffmpeg_manager.hpp"
 #include "app/hls/hls_manager.hpp"
+#include "app/live/hls_memory_store.hpp"
 #include "app/forward/forwarder.hpp"
 #include "app/server/publish_bridges.hpp"
 #include "app/hooks/http_hooks.hpp"
@@ -119,6 +120,9 @@ class Server : public TcpClientHandler, public ServerContext {
     // ingest, transcode and exec (vhost.ingest/transcode/exec): its
     // processes are stopped and reaped first at quit.
     FfmpegManager ffmpeg_;
+    // hls_storage memory and LL-HLS files: written by hls_, answered by
+    // http_static_'s connections (declared before connections_, which park on it).
+    HlsMemoryStore hls_store_;
     // vhost.hls: a writer per publish; disposes of the files at quit.
     HlsManager hls_;
     // vhost.dvr: a recorder per publish (closed at unpublish).

@@ -1,0 +1,108 @@
+#include "app/http/http_hls_memory.hpp"
+
+#include <errno.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+
+#include "app/http/hls_ctx.hpp"
+#include "core/log.hpp"
+#include "protocol/hls/ll_hls_request.hpp"
+
+namespace srs {
+
+namespace {
+
+// A parked request looks at its socket this often (a part usually wakes it sooner).
+constexpr utime_t kParkedCheckUs = 250 * kUsPerMs;
+
+// Whether the player hung up: EOF or an error on the socket, seen without
+// reading (a pipelined next request stays queued).
+bool peer_gone(HttpResponse* res) {
+    if (!res->socket()) return false;
+    char c;
+    ssize_t n = ::recv(res->socket()->fd(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0) return true;
+    return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+}
+
+}  // namespace
+
+Error HlsMemoryServer::serve(const HttpRequest& req, HttpResponse* res, HlsCtxService* hls, bool* served) {
+    *served = false;
+    const std::string path = root_ + req.path;
+    if (std::shared_ptr<HlsPlaylistSlot> slot = store_->playlist(path)) {
+        *served = true;
+        return serve_playlist(req, res, hls, std::move(slot), path);
+    }
+    if (HlsBlob blob = store_->get(path)) {
+        *served = true;
+        return serve_file(req, res, hls, blob);
+    }
+    // The part the playlist hints at: held until it is written.
+    std::shared_ptr<HlsPlaylistSlot> hinted = store_->hinted_by(path);
+    if (!hinted) return Error();
+    *served = true;
+    const utime_t deadline = monotonic_us() + ll_hls_block_limit_us(hinted->current().target_duration_s);
+    for (;;) {
+        if (HlsBlob blob = store_->get(path)) return serve_file(req, res, hls, blob);
+        if (hinted->removed()) return res->send_error(404);
+        utime_t now = monotonic_us();
+        if (now >= deadline) return res->send_error(404);
+        if (peer_gone(res)) return SRS_ERR(kErrorSocketClosed, "HLS %s: the player left", req.path.c_str());
+        if (Error err = res->pull(); !err.ok()) return err;
+        hinted->wait_change(std::min(deadline - now, kParkedCheckUs));
+    }
+}
+
+Error HlsMemoryServer::serve_playlist(const HttpRequest& req, HttpResponse* res, HlsCtxService* hls,
+                                      std::shared_ptr<HlsPlaylistSlot> slot, const std::string& path) {
+    res->head().set("Cache-Control", "no-cache");
+    LlHlsQuery q = parse_ll_hls_query(req.query_param("_HLS_msn"), req.query_param("_HLS_part"),
+                                      req.query_param("_HLS_skip"));
+    if (slot->current().ll) {
+        if (q.malformed) {
+            srs_warn("HLS %s?%s: bad LL-HLS directives (400)", req.path.c_str(), req.query.c_str());
+            return res->send_error(400);
+        }
+        const utime_t since = monotonic_us();
+        for (;;) {
+            if (slot->removed()) return res->send_error(404);
+            const HlsMemoryPlaylist& now_pl = slot->current();
+            const utime_t waited = monotonic_us() - since;
+            LlHlsDecision d = decide_ll_hls_request(now_pl.position, q, waited, now_pl.target_duration_s);
+            if (d == LlHlsDecision::kBadRequest) {
+                srs_warn("HLS %s: _HLS_msn=%lld _HLS_part=%lld is too far ahead of %lld/%lld (400)",
+                         req.path.c_str(), (long long)q.msn, (long long)q.part,
+                         (long long)now_pl.position.last_msn, (long long)now_pl.position.open_parts);
+                return res->send_error(400);
+            }
+            // Ready, or past the limit: then the player gets the playlist as it
+            // is (a stalled publisher must not turn into errors it backs off from).
+            if (d != LlHlsDecision::kWait) break;
+            if (peer_gone(res)) return SRS_ERR(kErrorSocketClosed, "HLS %s: the player left", req.path.c_str());
+            if (Error err = res->pull(); !err.ok()) return err;
+            utime_t left = ll_hls_block_limit_us(now_pl.target_duration_s) - waited;
+            slot->wait_change(std::max<utime_t>(1, std::min(left, kParkedCheckUs)));
+        }
+    }
+    const HlsMemoryPlaylist& cur = slot->current();
+    HlsBlob text = q.skip && cur.delta ? cur.delta : cur.full;
+    if (!text) return res->send_error(404);
+    if (hls) {
+        bool by_session = false;
+        Error err = hls->serve_playlist(req, res, path, &by_session, text.get());
+        if (by_session) return err;
+        err.ignore();
+    }
+    return res->send(200, "application/vnd.apple.mpegurl", *text);
+}
+
+Error HlsMemoryServer::serve_file(const HttpRequest& req, HttpResponse* res, HlsCtxService* hls,
+                                  const HlsBlob& blob) {
+    Error err = res->send(200, http_mime_type(req.path), *blob);
+    if (err.ok() && hls && req.method != "HEAD") hls->on_file_sent(req, blob->size());
+    return err;
+}
+
+}  // namespace srs

@@ -1,0 +1,39 @@
+// GETs of HLS files held in the memory store (hls_storage memory, LL-HLS),
+// answered before the static files. A playlist request with _HLS_msn /
+// _HLS_part (LL-HLS blocking reload) parks its connection's coroutine on
+// the playlist's slot until the asked-for part or segment is listed; a GET
+// of the part the playlist hints at (EXT-X-PRELOAD-HINT) waits for it too.
+//
+//   answer now         the part/segment is listed, or the request is not blocking
+//   400                _HLS_part without _HLS_msn, junk numbers, or too far ahead
+//   wait               up to 3 x target duration, then the current playlist (200)
+//   404                the playlist went (hls_dispose) while waiting
+//   (connection closed) the player went away while parked
+#pragma once
+
+#include <string>
+
+#include "app/http/http_conn.hpp"
+#include "app/live/hls_memory_store.hpp"
+
+namespace srs {
+
+class HlsCtxService;
+
+class HlsMemoryServer {
+  public:
+    // store: not owned, outlives this; root: http_server.dir.
+    HlsMemoryServer(HlsMemoryStore* store, std::string root) : store_(store), root_(std::move(root)) {}
+    // *served false: not in memory, the caller goes on with the disk.
+    // hls: the hls_ctx sessions (may be null).
+    Error serve(const HttpRequest& req, HttpResponse* res, HlsCtxService* hls, bool* served);
+
+  private:
+    Error serve_playlist(const HttpRequest& req, HttpResponse* res, HlsCtxService* hls,
+                         std::shared_ptr<HlsPlaylistSlot> slot, const std::string& path);
+    Error serve_file(const HttpRequest& req, HttpResponse* res, HlsCtxService* hls, const HlsBlob& blob);
+    HlsMemoryStore* store_;
+    std::string root_;
+};
+
+}  // namespace srs

@@ -1,0 +1,123 @@
+#include "app/live/hls_memory_store.hpp"
+
+#include <vector>
+
+#include "io/coroutine.hpp"
+
+namespace srs {
+
+std::string hls_fold_path(const std::string& absolute) {
+    std::vector<std::string> steps;
+    size_t at = 0;
+    while (at <= absolute.size()) {
+        size_t slash = absolute.find('/', at);
+        if (slash == std::string::npos) slash = absolute.size();
+        std::string step = absolute.substr(at, slash - at);
+        if (step == "..") {
+            if (!steps.empty()) steps.pop_back();
+        } else if (!step.empty() && step != ".") {
+            steps.push_back(step);
+        }
+        at = slash + 1;
+    }
+    std::string out;
+    for (const std::string& s : steps) out += "/" + s;
+    return out.empty() ? "/" : out;
+}
+
+HlsPlaylistSlot::HlsPlaylistSlot() = default;
+HlsPlaylistSlot::~HlsPlaylistSlot() = default;
+
+bool HlsPlaylistSlot::wait_change(int64_t timeout_us) {
+    if (!cond_) cond_.reset(new CoCond());
+    uint64_t seen = version_;
+    waiters_++;
+    bool woken = cond_->wait(timeout_us);
+    waiters_--;
+    return woken && (version_ != seen || removed_);
+}
+
+void HlsPlaylistSlot::changed() {
+    version_++;
+    if (cond_ && waiters_ > 0) cond_->broadcast();
+}
+
+HlsMemoryStore::HlsMemoryStore(std::string cwd) : cwd_(std::move(cwd)) {}
+
+HlsMemoryStore::~HlsMemoryStore() {
+    for (auto& kv : playlists_) {
+        kv.second->removed_ = true;
+        kv.second->changed();
+    }
+}
+
+std::string HlsMemoryStore::key_of(const std::string& path) const {
+    if (!path.empty() && path[0] == '/') return hls_fold_path(path);
+    return hls_fold_path(cwd_ + "/" + path);
+}
+
+void HlsMemoryStore::put(const std::string& path, std::string bytes) {
+    std::string key = key_of(path);
+    HlsBlob& slot = files_[key];
+    if (slot) bytes_ -= slot->size();
+    bytes_ += bytes.size();
+    slot = std::make_shared<const std::string>(std::move(bytes));
+}
+
+HlsBlob HlsMemoryStore::get(const std::string& path) const {
+    std::string key = key_of(path);
+    auto it = files_.find(key);
+    if (it != files_.end()) return it->second;
+    auto p = playlists_.find(key);
+    if (p != playlists_.end()) return p->second->current_.full;
+    return nullptr;
+}
+
+void HlsMemoryStore::remove(const std::string& path) {
+    std::string key = key_of(path);
+    auto it = files_.find(key);
+    if (it != files_.end()) {
+        bytes_ -= it->second->size();
+        files_.erase(it);
+    }
+    auto p = playlists_.find(key);
+    if (p == playlists_.end()) return;
+    std::shared_ptr<HlsPlaylistSlot> slot = p->second;
+    playlists_.erase(p);
+    if (!slot->current_.hint_key.empty()) hints_.erase(slot->current_.hint_key);
+    for (const HlsBlob& b : {slot->current_.full, slot->current_.delta}) {
+        if (b) bytes_ -= b->size();
+    }
+    slot->removed_ = true;
+    slot->changed();
+}
+
+void HlsMemoryStore::put_playlist(const std::string& path, HlsMemoryPlaylist playlist) {
+    std::string key = key_of(path);
+    std::shared_ptr<HlsPlaylistSlot>& slot = playlists_[key];
+    if (!slot) slot = std::make_shared<HlsPlaylistSlot>();
+    HlsMemoryPlaylist& cur = slot->current_;
+    for (const HlsBlob& b : {cur.full, cur.delta}) {
+        if (b) bytes_ -= b->size();
+    }
+    if (!cur.hint_key.empty()) hints_.erase(cur.hint_key);
+    cur = std::move(playlist);
+    if (!cur.hint_key.empty()) cur.hint_key = key_of(cur.hint_key);
+    for (const HlsBlob& b : {cur.full, cur.delta}) {
+        if (b) bytes_ += b->size();
+    }
+    if (!cur.hint_key.empty()) hints_[cur.hint_key] = slot;
+    slot->changed();
+}
+
+std::shared_ptr<HlsPlaylistSlot> HlsMemoryStore::playlist(const std::string& path) const {
+    auto p = playlists_.find(key_of(path));
+    return p == playlists_.end() ? nullptr : p->second;
+}
+
+std::shared_ptr<HlsPlaylistSlot> HlsMemoryStore::hinted_by(const std::string& path) const {
+    auto p = hints_.find(key_of(path));
+    return p == hints_.end() ? nullptr : p->second;
+}
+
+}  // namespace srs
