@@ -173,7 +173,7 @@ def test_app_folders_are_a_ranked_stack(tmp_path):
         "app/rtmp/c.cpp": '#include "app/conn/client.hpp"\n#include "app/http/http_flv.hpp"\n'
                           '#include "app/edge/edge_forwarder.hpp"\n',
         "app/http/h.cpp": '#include "app/conn/server_context.hpp"\n',
-        "app/hls/m.cpp": '#include "app/live/live_source.hpp"\n',
+        "app/srt/m.cpp": '#include "app/live/live_source.hpp"\n',
         "app/live/s.cpp": '#include "app/server/server.hpp"\n',
         "tools/t.cpp": '#include "app/server/server.hpp"\n',
         "main/main.cpp": '#include "app/server/server.hpp"\n',
@@ -188,7 +188,7 @@ def test_app_folders_are_a_ranked_stack(tmp_path):
     assert "src/app/rtmp/c.cpp:2: includes app/http/http_flv.hpp: app/rtmp and app/http are siblings" in out
     assert "src/app/rtmp/c.cpp:3: includes app/edge/edge_forwarder.hpp: protocol handlers reach the edge" in out
     assert "src/app/http/h.cpp:1: includes app/conn/server_context.hpp: only the API" in out
-    assert "src/app/hls/m.cpp:1: includes app/live/live_source.hpp: app/hls has no rank" in out
+    assert "src/app/srt/m.cpp:1: includes app/live/live_source.hpp: app/srt has no rank" in out
     assert "src/app/live/s.cpp:1: includes app/server/server.hpp: app/server ranks above app/live" in out
     assert "src/tools/t.cpp:1: includes app/server/server.hpp: server/ is the composition root" in out
     assert "main/main.cpp" not in out and "r.cpp:1" not in out and "c.cpp:1" not in out
