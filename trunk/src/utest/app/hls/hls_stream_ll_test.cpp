@@ -9,6 +9,7 @@
 
 #include "app/hls/hls_memory_sink.hpp"
 #include "app/hls/hls_stream.hpp"
+#include "utest/app/hls/hls_test_media.hpp"
 #include "utest/test_util.hpp"
 
 using namespace srs;
@@ -25,14 +26,7 @@ class NoEvents : public HlsStreamEvents {
     int segments = 0;
 };
 
-int64_t fake_clock() { return 1700000000000; }
-
-const std::string kAvcSeq =
-    unhex_string("1700000000014d500bffe10016674d500beca146d80880000003008000000a078912cb01000468ebecb2");
-const std::string kAacSeq = unhex_string("af001210");
-const std::string kIdr = unhex_string("1701000000 00000005 6588840021");
-const std::string kP = unhex_string("2701000000 00000005 419a246c42");
-const std::string kAac = unhex_string("af01 211003fff8");
+using namespace srs::utest::hls_media;
 
 struct LlHarness {
     LlHarness() : store("/w") {
