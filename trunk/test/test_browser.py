@@ -37,15 +37,21 @@ def require(ok, reason):
     pytest.skip(reason)
 
 
-def require_player_files():
-    if MPEGTS_JS.exists():
+def require_npm_file(path, what):
+    """A player script make copies from npm; without it `what` cannot play,
+    and the reason is the tail of make's npm log."""
+    if path.exists():
         return
     why = "make has not been run"
     if NPM_LOG.exists():
         lines = [line for line in NPM_LOG.read_text(errors="replace").splitlines() if line.strip()]
         why = " / ".join(lines[-3:]) or why
-    require(False, f"{MPEGTS_JS.relative_to(TRUNK)} is missing, so the player cannot play ({why}); "
+    require(False, f"{path.relative_to(TRUNK)} is missing, so {what} cannot play ({why}); "
                    "install nodejs and npm (sh 3rdparty/install.sh) and run make")
+
+
+def require_player_files():
+    require_npm_file(MPEGTS_JS, "the player")
 
 
 class WebDriverError(Exception):

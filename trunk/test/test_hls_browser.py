@@ -19,7 +19,7 @@ import pytest
 
 from conftest import can_connect, free_port, wait_until
 from media import Publisher, make_test_flv, wait_for_publish
-from test_browser import HTML_DIR, NPM_LOG, TRUNK, api_clients, browser, require  # noqa: F401 (browser: fixture)
+from test_browser import HTML_DIR, TRUNK, api_clients, browser, require, require_npm_file  # noqa: F401 (browser: fixture)
 
 PLAYERS = HTML_DIR / "players"
 HLS_JS = PLAYERS / "js" / "hls.min.js"
@@ -29,14 +29,7 @@ CLASSIC_MAX_LATENCY = 8  # SRS's claim for 2 s fragments and a 1 s GOP
 
 
 def require_hls_js():
-    if HLS_JS.exists():
-        return
-    why = "make has not been run"
-    if NPM_LOG.exists():
-        lines = [line for line in NPM_LOG.read_text(errors="replace").splitlines() if line.strip()]
-        why = " / ".join(lines[-3:]) or why
-    require(False, f"{HLS_JS.relative_to(TRUNK)} is missing, so the page cannot play HLS ({why}); "
-                   "install nodejs and npm (sh 3rdparty/install.sh) and run make")
+    require_npm_file(HLS_JS, "the page's HLS")
 
 
 @pytest.fixture(scope="module")

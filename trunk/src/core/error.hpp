@@ -123,6 +123,9 @@ enum ErrorCode : int {
     kErrorFlvHeader = 3120,        // FLV file header
     kErrorFlvTagType = 3121,       // FLV tag type or flags
     kErrorFlvTagSize = 3122,       // FLV tag data size
+    // MPEG-TS (kernel/ts), 3140s.
+    kErrorTsMux = 3140,    // a frame the muxer cannot carry (no config, bad NALU lengths, size, codec)
+    kErrorTsDemux = 3141,  // TS bytes that break ISO 13818-1 (sync byte, section, PES header, sizes)
     // MP4 muxer (kernel/mp4), 3150s.
     kErrorMp4Box = 3150,     // box parser: a size below its header or past its parent, a truncated header
     kErrorMp4Track = 3151,   // a track config the muxer cannot write (codec, record, sample rate)

@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "kernel/ts/ts_errors.hpp"
 
 namespace srs {
 

@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "kernel/ts/ts_errors.hpp"
 #include "kernel/codec/media_codec.hpp"
 
 namespace srs {
