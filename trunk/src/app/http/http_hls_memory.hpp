@@ -5,6 +5,7 @@
 // of the part the playlist hints at (EXT-X-PRELOAD-HINT) waits for it too.
 //
 //   answer now         the part/segment is listed, or the request is not blocking
+//                      (a plain request waits for the first complete segment)
 //   400                _HLS_part without _HLS_msn, junk numbers, or too far ahead
 //   wait               up to 3 x target duration, then the current playlist (200)
 //   404                the playlist went (hls_dispose) while waiting

@@ -30,7 +30,10 @@ LlHlsQuery parse_ll_hls_query(const std::string& msn, const std::string& part, c
 }
 
 LlHlsDecision decide_ll_hls_request(const LlHlsPosition& pos, const LlHlsQuery& q) {
-    if (!q.blocking()) return LlHlsDecision::kReady;
+    // A playlist with only the open segment's parts lists no segment: hls.js
+    // calls that empty (levelEmptyError) and backs off, so a plain request
+    // made before the first segment is complete waits for it.
+    if (!q.blocking()) return pos.last_msn < 0 ? LlHlsDecision::kWait : LlHlsDecision::kReady;
     const int64_t open_msn = pos.last_msn + 1;
     if (q.msn > pos.last_msn + 2) return LlHlsDecision::kBadRequest;
     if (q.msn < open_msn) return LlHlsDecision::kReady;

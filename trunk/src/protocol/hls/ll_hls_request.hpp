@@ -42,6 +42,9 @@ constexpr int64_t kLlHlsAdvancePartLimit = 3;
 // The spec's rule: msn > last msn + 2 is refused, as is a part more than
 // the advance limit past the last listed one of the open segment; a request
 // for a complete segment, or for a listed part, is ready.
+// A request without _HLS_msn is ready at once, except before the first
+// segment is complete: then it waits for that segment (a playlist of parts
+// only has no segment to start at, and hls.js rejects it).
 LlHlsDecision decide_ll_hls_request(const LlHlsPosition& pos, const LlHlsQuery& q);
 
 // How long a blocking request is held: 3 x the target duration (the spec

@@ -60,6 +60,13 @@ TEST(LlHlsDecision, BeforeTheFirstSegment) {
     EXPECT_EQ(LlHlsDecision::kWait, decide_ll_hls_request(pos, parse_ll_hls_query("0", "0", "")));
     EXPECT_EQ(LlHlsDecision::kWait, decide_ll_hls_request(pos, parse_ll_hls_query("1", "", "")));
     EXPECT_EQ(LlHlsDecision::kBadRequest, decide_ll_hls_request(pos, parse_ll_hls_query("2", "", "")));
+    // A plain request too: a playlist with no complete segment is empty to hls.js.
+    EXPECT_EQ(LlHlsDecision::kWait, decide_ll_hls_request(pos, parse_ll_hls_query("", "", "")));
+    pos.open_parts = 3;
+    EXPECT_EQ(LlHlsDecision::kWait, decide_ll_hls_request(pos, parse_ll_hls_query("", "", "YES")));
+    EXPECT_EQ(LlHlsDecision::kTimedOut, decide_ll_hls_request(pos, parse_ll_hls_query("", "", ""), 3000000, 1));
+    pos.last_msn = 0;  // the first segment is complete
+    EXPECT_EQ(LlHlsDecision::kReady, decide_ll_hls_request(pos, parse_ll_hls_query("", "", "")));
 }
 
 // The parked request on a fake clock: each playlist change is one step; the
