@@ -12,6 +12,12 @@ int64_t hls_target_duration(const std::deque<HlsSegmentEntry>& segments, const H
     return static_cast<int64_t>(std::ceil(longest));
 }
 
+int64_t hls_ll_target_duration(const std::deque<HlsSegmentEntry>& segments, const HlsPlaylistOptions& options) {
+    int64_t target = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(options.fragment_s * options.td_ratio)));
+    for (const HlsSegmentEntry& s : segments) target = std::max(target, (s.duration_ms + 500) / 1000);
+    return target;
+}
+
 std::string render_hls_playlist(const std::deque<HlsSegmentEntry>& segments, const HlsPlaylistOptions& options) {
     std::string out = "#EXTM3U\n";
     out += "#EXT-X-VERSION:" + std::to_string(options.version) + "\n";
@@ -73,7 +79,7 @@ void render_part(const HlsPartEntry& p, std::string* out) {
 
 std::string render_ll_hls_playlist(const std::deque<HlsSegmentEntry>& segments, const HlsPlaylistOptions& options,
                                    const HlsLlPlaylist& ll, bool delta) {
-    const int64_t target = hls_target_duration(segments, options);
+    const int64_t target = hls_ll_target_duration(segments, options);
     const int64_t part_ms = static_cast<int64_t>(ll.part_target_s * 1000 + 0.5);
     std::string out = "#EXTM3U\n#EXT-X-VERSION:9\n";
     out += "#EXT-X-TARGETDURATION:" + std::to_string(target) + "\n";

@@ -64,6 +64,7 @@ std::string render_hls_playlist(const std::deque<HlsSegmentEntry>& segments, con
 
 // LL-HLS (ours, fMP4 from memory; RFC 8216bis). Tags added to the shape above:
 //   #EXT-X-VERSION:9
+//   #EXT-X-TARGETDURATION:<hls_ll_target_duration>
 //   #EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=<6 x target>,PART-HOLD-BACK=<3 x part target>
 //   #EXT-X-PART-INF:PART-TARGET=<part target>
 //   [#EXT-X-SKIP:SKIPPED-SEGMENTS=<n>]    (delta update: the oldest n segments left out)
@@ -83,6 +84,13 @@ struct HlsLlPlaylist {
     std::vector<HlsPartEntry> open_parts;
     std::string preload_hint_uri;  // "" : no hint
 };
+
+// LL-HLS's EXT-X-TARGETDURATION: RFC 8216bis's bound (each EXTINF rounded
+// to the nearest second is at most the target), at least
+// ceil(fragment x td_ratio) and 1. Unlike SRS's ceil rule, a 1.02 s segment
+// (a late keyframe) keeps a 1 s target: the target, and with it
+// CAN-SKIP-UNTIL and the blocking limit, stays put while the stream plays.
+int64_t hls_ll_target_duration(const std::deque<HlsSegmentEntry>& segments, const HlsPlaylistOptions& options);
 
 // The segments a delta update leaves out: those whose end is at least
 // CAN-SKIP-UNTIL (6 x target duration) before the playlist's end.

@@ -445,7 +445,7 @@ Error HlsStream::write_playlist() {
     ll.preload_hint_uri = hls_relative_uri(m3u8_name, hint);
     u.ll = true;
     u.full = render_ll_hls_playlist(state_->segments, playlist_, ll, false);
-    u.target_duration_s = hls_target_duration(state_->segments, playlist_);
+    u.target_duration_s = hls_ll_target_duration(state_->segments, playlist_);
     if (hls_skippable_segments(state_->segments, u.target_duration_s) > 0) {
         u.delta = render_ll_hls_playlist(state_->segments, playlist_, ll, true);
     }

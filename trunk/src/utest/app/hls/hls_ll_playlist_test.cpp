@@ -102,3 +102,33 @@ TEST(HlsLlPlaylist, DeltaUpdateSkipsAndKeepsTheMap) {
     EXPECT_EQ(std::string::npos, delta.find("s-1.m4s"));
     EXPECT_LT(delta.size(), render_ll_hls_playlist(s, o, ll, false).size());
 }
+
+// RFC 8216bis's target: every EXTINF rounded to the nearest second fits.
+// A segment a little over 1 s (a late keyframe, a timestamp step) keeps the
+// target at 1; one of 1.5 s or more raises it; the configured fragment x
+// td_ratio is the floor, as in SRS's rule.
+TEST(HlsLlPlaylist, TargetDurationRoundsToTheNearestSecond) {
+    HlsPlaylistOptions o;
+    o.fragment_s = 1;
+    std::deque<HlsSegmentEntry> s;
+    EXPECT_EQ(1, hls_ll_target_duration(s, o));
+    s.push_back(seg(0, 1000, 0, 0));
+    s.push_back(seg(1, 1016, 0, 0));
+    s.push_back(seg(2, 1499, 0, 0));
+    EXPECT_EQ(1, hls_ll_target_duration(s, o));
+    EXPECT_EQ(2, hls_target_duration(s, o));  // SRS's ceil rule for classic HLS stays
+    s.push_back(seg(3, 1500, 0, 0));
+    EXPECT_EQ(2, hls_ll_target_duration(s, o));
+    o.td_ratio = 2.5;
+    EXPECT_EQ(3, hls_ll_target_duration(s, o));
+    o.fragment_s = 0.2;
+    o.td_ratio = 1;
+    std::deque<HlsSegmentEntry> short_ones{seg(0, 200, 0, 0)};
+    EXPECT_EQ(1, hls_ll_target_duration(short_ones, o));  // never 0
+    // The playlist says the same.
+    HlsLlPlaylist ll;
+    ll.open_seq = 2;
+    std::deque<HlsSegmentEntry> late{seg(0, 1000, 0, 0), seg(1, 1016, 0, 0)};
+    o.fragment_s = 1;
+    EXPECT_NE(std::string::npos, render_ll_hls_playlist(late, o, ll, false).find("#EXT-X-TARGETDURATION:1\n"));
+}
