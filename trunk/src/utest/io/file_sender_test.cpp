@@ -1,0 +1,159 @@
+// sendfile to a runtime socket: a file bigger than the socket buffers (the
+// EAGAIN/writable loop), a range, a file shorter than the range asked for,
+// a peer that leaves mid-file, and the page cache warmed on the worker.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/blocking_worker.hpp"
+#include "io/coroutine.hpp"
+#include "io/file_sender.hpp"
+#include "io/runtime.hpp"
+#include "io/socket.hpp"
+#include "utest/coroutine_fn.hpp"
+
+using namespace srs;
+using utest::FnHandler;
+
+namespace {
+
+class FileSenderTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ASSERT_TRUE(init_runtime().ok());
+        signal(SIGPIPE, SIG_IGN);  // as the server does (signal_pipe)
+        // On disk (the build dir), not tmpfs: the page-cache check has
+        // something to look at.
+        char path[] = "./file_sender_XXXXXX";
+        fd_ = mkstemp(path);
+        ASSERT_GE(fd_, 0);
+        path_ = path;
+        data_.resize(3 * 1024 * 1024 + 123);  // > the 1 MiB piece and any socket buffer
+        for (size_t i = 0; i < data_.size(); i++) data_[i] = static_cast<char>(i * 13 + i / 4099);
+        ASSERT_EQ(write(fd_, data_.data(), data_.size()), static_cast<ssize_t>(data_.size()));
+    }
+    void TearDown() override {
+        if (fd_ >= 0) close(fd_);
+        unlink(path_.c_str());
+    }
+    // A connected pair: the server side (where the file goes) and a client.
+    void connect_pair(std::unique_ptr<TcpConn>* server, std::unique_ptr<TcpConn>* client) {
+        TcpListener listener("127.0.0.1", 0);
+        ASSERT_TRUE(listener.listen().ok());
+        TcpConn* c = nullptr;
+        ASSERT_TRUE(TcpConn::connect("127.0.0.1", listener.port(), kUsPerSecond, &c).ok());
+        client->reset(c);
+        TcpConn* s = nullptr;
+        ASSERT_TRUE(listener.accept(&s, kUsPerSecond).ok());
+        server->reset(s);
+        (*server)->set_send_timeout(5 * kUsPerSecond);
+        (*client)->set_recv_timeout(5 * kUsPerSecond);
+    }
+    int fd_ = -1;
+    std::string path_;
+    std::vector<char> data_;
+};
+
+}  // namespace
+
+TEST_F(FileSenderTest, AWholeFileAndARangeArriveIntact) {
+    BlockingWorker worker;
+    ASSERT_TRUE(worker.start().ok());
+    std::unique_ptr<TcpConn> server, client;
+    connect_pair(&server, &client);
+    uint64_t sent_all = 0, sent_range = 0;
+    const uint64_t range_at = 1000001, range_len = 1500000;
+    FnHandler sender([&]() -> Error {
+        if (Error err = send_file_range(server.get(), fd_, 0, data_.size(), &worker, &sent_all); !err.ok()) return err;
+        return send_file_range(server.get(), fd_, range_at, range_len, &worker, &sent_range);
+    });
+    Coroutine co("sender", &sender);
+    ASSERT_TRUE(co.start().ok());
+    // The reader is slower than the sender: the socket fills, the sender
+    // waits for it to be writable and goes on.
+    std::vector<char> got(data_.size());
+    ASSERT_TRUE(client->read_fully(got.data(), got.size()).ok());
+    EXPECT_TRUE(got == data_);
+    std::vector<char> piece(range_len);
+    ASSERT_TRUE(client->read_fully(piece.data(), piece.size()).ok());
+    EXPECT_EQ(0, memcmp(piece.data(), data_.data() + range_at, range_len));
+    co.stop();
+    EXPECT_TRUE(co.take_error().ok());
+    EXPECT_EQ(sent_all, data_.size());
+    EXPECT_EQ(sent_range, range_len);
+    worker.stop();
+}
+
+TEST_F(FileSenderTest, AFileShorterThanTheRangeIsAReadError) {
+    std::unique_ptr<TcpConn> server, client;
+    connect_pair(&server, &client);
+    ASSERT_EQ(ftruncate(fd_, 5000), 0);  // shrank after its size was taken
+    uint64_t sent = 0;
+    Error err = send_file_range(server.get(), fd_, 0, 20000, nullptr, &sent);
+    EXPECT_EQ(err.code(), kErrorFileRead);
+    err.ignore();
+    EXPECT_EQ(sent, 5000u);
+    std::vector<char> got(5000);
+    ASSERT_TRUE(client->read_fully(got.data(), got.size()).ok());
+    EXPECT_EQ(0, memcmp(got.data(), data_.data(), got.size()));
+    // A range that starts past the end sends nothing.
+    err = send_file_range(server.get(), fd_, 6000, 10, nullptr, &sent);
+    EXPECT_EQ(err.code(), kErrorFileRead);
+    err.ignore();
+    EXPECT_EQ(sent, 0u);
+}
+
+TEST_F(FileSenderTest, APeerThatLeavesMidFileEndsTheSendWithoutAHang) {
+    std::unique_ptr<TcpConn> server, client;
+    connect_pair(&server, &client);
+    uint64_t sent = 0;
+    Error result;
+    bool done = false;
+    FnHandler sender([&]() -> Error {
+        // Ten times the file: far more than the socket buffers hold.
+        for (int i = 0; i < 10 && result.ok(); i++) {
+            uint64_t n = 0;
+            result = send_file_range(server.get(), fd_, 0, data_.size(), nullptr, &n);
+            sent += n;
+        }
+        done = true;
+        return Error();
+    });
+    Coroutine co("sender", &sender);
+    ASSERT_TRUE(co.start().ok());
+    std::vector<char> got(64 * 1024);
+    ASSERT_TRUE(client->read_fully(got.data(), got.size()).ok());
+    client->close();  // unread bytes queued: the server's side is reset
+    utime_t deadline = monotonic_us() + 5 * kUsPerSecond;
+    while (!done && monotonic_us() < deadline) sleep_us(10 * kUsPerMs).ignore();
+    ASSERT_TRUE(done);
+    EXPECT_EQ(result.code(), kErrorSocketClosed) << result.summary();
+    result.ignore();
+    EXPECT_LT(sent, 10 * data_.size());
+    co.stop();
+    EXPECT_TRUE(co.take_error().ok());
+}
+
+TEST_F(FileSenderTest, ASlowPeerMeetsTheSendTimeout) {
+    std::unique_ptr<TcpConn> server, client;
+    connect_pair(&server, &client);
+    server->set_send_timeout(100 * kUsPerMs);
+    ASSERT_TRUE(server->set_send_buffer(64 * 1024).ok());
+    int small = 64 * 1024;
+    ASSERT_EQ(setsockopt(client->fd(), SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
+    uint64_t sent = 0;
+    utime_t t0 = monotonic_us();
+    Error err = send_file_range(server.get(), fd_, 0, data_.size(), nullptr, &sent);  // nobody reads
+    EXPECT_EQ(err.code(), kErrorSocketTimeout) << err.summary();
+    err.ignore();
+    EXPECT_GE(monotonic_us() - t0, 90 * kUsPerMs);
+    EXPECT_GT(sent, 0u);
+    EXPECT_LT(sent, data_.size());
+}
