@@ -357,6 +357,73 @@ def test_static_file_that_shrinks_or_a_client_that_leaves_mid_file(srs, tmp_path
     assert r.read() == data[:3 << 20]
 
 
+def memory_files(pid):
+    """The sealed memory files (memfd "hls") the server holds open."""
+    n = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            n += os.readlink(f"/proc/{pid}/fd/{fd}").startswith("/memfd:hls")
+        except OSError:
+            pass
+    return n
+
+
+def test_memory_segments_by_sendfile_and_their_files_freed(srs, media, tmp_path):
+    """hls_storage memory: a segment goes out of a sealed memory file with
+    sendfile, the same bytes every time on one keep-alive connection (and
+    HEAD, and a 404 after it); the memory files follow the window: those of
+    segments the store dropped are closed."""
+    root = tmp_path / "html"
+    root.mkdir()
+    port = free_port()
+    hls = ("  hls {\n    enabled on;\n    hls_storage memory;\n    hls_fragment 2;\n    hls_window 4;\n"
+           f"    hls_path {root};\n    hls_ctx off;\n    hls_ts_ctx off;\n  }}\n")
+    srs.start(http_conf(srs, port, extra_vhost=hls, dir_=root))
+    pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/livestream")
+    try:
+        def listed():
+            try:
+                text = urllib.request.urlopen(f"http://127.0.0.1:{port}/live/livestream.m3u8", timeout=5).read()
+            except OSError:
+                return []
+            return [line for line in text.decode().splitlines() if line.endswith(".ts")]
+        assert wait_until(lambda: len(listed()) >= 2, 30), srs.log()[-2000:]
+        seg = "/live/" + listed()[-1]
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        rest, bodies = b"", []
+        for _ in range(3):
+            s.sendall(f"GET {seg} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            status, headers, body, rest = read_response(s, rest)
+            assert status == "HTTP/1.1 200 OK" and headers["content-type"] == "video/MP2T", (status, headers)
+            assert len(body) == int(headers["content-length"]) > 16384 and body[0] == 0x47
+            bodies.append(body)
+        assert bodies[0] == bodies[1] == bodies[2]
+        s.sendall(f"HEAD {seg} HTTP/1.1\r\nHost: x\r\n\r\nGET /live/nope-1.ts HTTP/1.1\r\nHost: x\r\n\r\n"
+                  .encode())
+        while b"\r\n\r\n" not in rest:
+            rest += s.recv(65536)
+        head, rest = rest.split(b"\r\n\r\n", 1)
+        assert head.startswith(b"HTTP/1.1 200") and f"Content-Length: {len(bodies[0])}".encode() in head, head
+        status, _, _, rest = read_response(s, rest)
+        assert status.startswith("HTTP/1.1 404") and rest == b"", status
+        s.close()
+        assert memory_files(srs.pid) >= 1
+        # Every new segment fetched once for 14 s: the window (4 s, 2 s
+        # segments) moves on, the files of dropped segments are closed.
+        seen, deadline = set(), time.monotonic() + 14
+        while time.monotonic() < deadline:
+            for name in listed():
+                if name not in seen:
+                    seen.add(name)
+                    assert len(urllib.request.urlopen(f"http://127.0.0.1:{port}/live/{name}", timeout=5).read()) > 0
+            time.sleep(0.3)
+        assert len(seen) >= 6, seen
+        held = memory_files(srs.pid)
+        assert 1 <= held <= len(listed()) + 2, (held, listed())
+    finally:
+        pub.stop()
+
+
 def test_api_versions_and_unknown_path(srs):
     port, api = free_port(), free_port()
     srs.start(http_conf(srs, port, api_port=api))

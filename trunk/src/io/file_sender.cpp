@@ -6,9 +6,11 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -95,6 +97,32 @@ Error send_file_range(TcpConn* conn, int fd, uint64_t offset, uint64_t length, B
         return SRS_ERR(kErrorSocketWrite, "sendfile: %s", strerror(errno));
     }
     return Error();
+}
+
+int sealed_memory_file(const char* name, const void* data, size_t size) {
+    int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) return -1;
+    const char* p = static_cast<const char*>(data);
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = write(fd, p + done, size - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            int saved = errno;
+            close(fd);
+            errno = n == 0 ? EIO : saved;
+            return -1;
+        }
+        done += static_cast<size_t>(n);
+    }
+    // Sealed: nothing may change the bytes while sockets hold their pages.
+    if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
 }
 
 TcpCork::TcpCork(TcpConn* conn) : fd_(conn ? conn->fd() : -1) {

@@ -5,6 +5,7 @@
 // send timeout; other coroutines run meanwhile.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/error.hpp"
@@ -23,6 +24,12 @@ class TcpConn;
 // caller must close the connection.
 Error send_file_range(TcpConn* conn, int fd, uint64_t offset, uint64_t length, BlockingWorker* worker,
                       uint64_t* sent);
+
+// A sealed in-memory file (memfd) holding `size` bytes, so bytes the
+// server keeps in memory can go out with send_file_range like a file: the
+// kernel hands the socket references to its pages instead of copying them
+// for every client. Returns the fd (the caller closes it) or -1 with errno.
+int sealed_memory_file(const char* name, const void* data, size_t size);
 
 // TCP_CORK around a head written apart from its body: the head waits for the
 // file's bytes and goes out with them instead of alone (where Nagle and the

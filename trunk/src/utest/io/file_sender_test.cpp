@@ -157,3 +157,29 @@ TEST_F(FileSenderTest, ASlowPeerMeetsTheSendTimeout) {
     EXPECT_GT(sent, 0u);
     EXPECT_LT(sent, data_.size());
 }
+
+TEST_F(FileSenderTest, ASealedMemoryFileHoldsTheBytesAndRefusesChanges) {
+    std::string bytes(200000, '\0');
+    for (size_t i = 0; i < bytes.size(); i++) bytes[i] = static_cast<char>(i * 31 + 7);
+    int mem = sealed_memory_file("hls", bytes.data(), bytes.size());
+    ASSERT_GE(mem, 0);
+    EXPECT_LT(write(mem, "x", 1), 0);  // sealed: no writes
+    EXPECT_NE(ftruncate(mem, 10), 0);  // nor a new size
+    std::unique_ptr<TcpConn> server, client;
+    connect_pair(&server, &client);
+    uint64_t sent = 0;
+    FnHandler sender([&]() -> Error { return send_file_range(server.get(), mem, 0, bytes.size(), nullptr, &sent); });
+    Coroutine co("sender", &sender);
+    ASSERT_TRUE(co.start().ok());
+    std::string got(bytes.size(), '\0');
+    ASSERT_TRUE(client->read_fully(&got[0], got.size()).ok());
+    EXPECT_EQ(got, bytes);
+    co.stop();
+    EXPECT_TRUE(co.take_error().ok());
+    EXPECT_EQ(sent, bytes.size());
+    close(mem);
+    // Empty is a file too.
+    int empty = sealed_memory_file("hls", "", 0);
+    ASSERT_GE(empty, 0);
+    close(empty);
+}
