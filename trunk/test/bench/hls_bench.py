@@ -384,6 +384,9 @@ def ll_playlist_facts(text):
     for line in text.splitlines():
         if line.startswith("#EXT-X-MEDIA-SEQUENCE:"):
             msn = int(line.split(":", 1)[1])
+        elif line.startswith("#EXT-X-SKIP:"):  # a delta update: the segments it leaves out
+            m = re.search(r"SKIPPED-SEGMENTS=(\d+)", line)
+            msn += int(m.group(1)) if m else 0
         elif line.startswith("#EXT-X-PROGRAM-DATE-TIME:"):
             seg_start, offset = parse_pdt(line.split(":", 1)[1]), 0.0
         elif line.startswith("#EXT-X-PART:"):
@@ -402,8 +405,9 @@ def ll_playlist_facts(text):
 class ParkedState:
     """What the parked clients share: the playlist path, whether the window is on, and the tallies."""
 
-    def __init__(self, path):
+    def __init__(self, path, skip):
         self.path = path
+        self.query = "&_HLS_skip=YES" if skip else ""  # delta updates, as hls.js asks when the server offers them
         self.done = False
         self.measuring = False
         self.facts = {}  # playlist body -> ll_playlist_facts (every client gets the same bytes per part)
@@ -433,7 +437,7 @@ async def parked_client(state, start):
     want = start
     try:
         while not state.done:
-            writer.write(f"GET {state.path}?_HLS_msn={want[0]}&_HLS_part={want[1]} HTTP/1.1\r\n"
+            writer.write(f"GET {state.path}?_HLS_msn={want[0]}&_HLS_part={want[1]}{state.query} HTTP/1.1\r\n"
                          f"Host: 127.0.0.1\r\n\r\n".encode())
             head = await reader.readuntil(b"\r\n\r\n")
             m = re.search(rb"(?i)\r\ncontent-length:\s*(\d+)", head)
@@ -524,7 +528,7 @@ def run_parked(args, work):
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         if soft < args.ll_clients + 100:
             resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, args.ll_clients + 1000), hard))
-        state = ParkedState(path)
+        state = ParkedState(path, args.ll_skip)
         _, _, body = http_get(f"http://127.0.0.1:{HTTP_PORT}{path}")
         start = ll_playlist_facts(body.decode(errors="replace"))[0]
         cpu, client_cpu, elapsed = asyncio.run(parked_window(args, ours, state, start))
@@ -534,7 +538,7 @@ def run_parked(args, work):
         stop(ours)
     spread = [t - state.first[k] for k, t in state.arrivals]
     parts = len(state.first)
-    result = {"clients": args.ll_clients, "connected": state.connected, "window": args.ll_window,
+    result = {"clients": args.ll_clients, "skip": args.ll_skip, "connected": state.connected, "window": args.ll_window,
               "idle_cpu": idle_cpu, "idle_window": idle_s, "cpu": cpu, "added_cpu": cpu - idle_cpu,
               "client_cpu": client_cpu, "answers": state.answers, "answers_per_s": state.answers / elapsed,
               "parts": parts, "answers_per_part": state.answers / parts if parts else 0,
@@ -659,7 +663,8 @@ def markdown(mux_rows, serving, parked, args):
                   f"{pin}; ours: {args.url_path}, from {' and '.join(serving['storages'])}; nginx: copies on "
                   f"its disk)", "", serve_table(serving), "", serve_summary(serving), ""]
     if parked:
-        parts += [f"### LL-HLS blocking reloads ({parked['clients']} keep-alive clients, parts of "
+        asked = "delta updates (_HLS_skip=YES)" if parked["skip"] else "full playlists"
+        parts += [f"### LL-HLS blocking reloads ({parked['clients']} keep-alive clients asking for {asked}, parts of "
                   f"{LL_PART} s, {parked['window']} s window, {'server on CPU 0, clients on CPU 1' if pinned(0) else 'not pinned'})",
                   "", parked_table(parked), "", parked_summary(parked), ""]
     return "\n".join(parts)
@@ -707,6 +712,9 @@ def add_options(p, prefix=""):
                         "hls_path), memory (hls_storage memory); nginx always serves copies from its disk")
     p.add_argument(f"--{prefix}ll-clients", dest="ll_clients", type=int, default=1000,
                    help="LL-HLS clients parked on blocking playlist reloads (0: skip that layout)")
+    p.add_argument(f"--{prefix}ll-skip", dest="ll_skip", action="store_true",
+                   help="the parked clients ask for delta updates (_HLS_skip=YES) as hls.js does when the "
+                        "playlist offers them (default: full playlists, the heavier answer)")
     p.add_argument(f"--{prefix}ll-window", dest="ll_window", type=int, default=20,
                    help="s of the parked clients' CPU window (and of the idle window before them: a quarter)")
 
