@@ -12,6 +12,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+
 #include <algorithm>
 
 #include "io/blocking_worker.hpp"
@@ -97,6 +100,14 @@ Error send_file_range(TcpConn* conn, int fd, uint64_t offset, uint64_t length, B
         return SRS_ERR(kErrorSocketWrite, "sendfile: %s", strerror(errno));
     }
     return Error();
+}
+
+int open_beneath(int dir_fd, const char* path) {
+    struct open_how how;
+    memset(&how, 0, sizeof(how));
+    how.flags = O_RDONLY | O_CLOEXEC;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+    return static_cast<int>(syscall(SYS_openat2, dir_fd, path, &how, sizeof(how)));
 }
 
 int sealed_memory_file(const char* name, const void* data, size_t size) {

@@ -25,6 +25,13 @@ class TcpConn;
 Error send_file_range(TcpConn* conn, int fd, uint64_t offset, uint64_t length, BlockingWorker* worker,
                       uint64_t* sent);
 
+// Opens `path` (relative) for reading under the folder `dir_fd` with
+// openat2(RESOLVE_BENEATH): the kernel refuses ("..", absolute paths or
+// symlinks) anything that would leave the folder, in one system call where
+// realpath needs one readlink per path component. -1 with errno (EXDEV: it
+// would leave; ENOSYS: a kernel before 5.6, use realpath).
+int open_beneath(int dir_fd, const char* path);
+
 // A sealed in-memory file (memfd) holding `size` bytes, so bytes the
 // server keeps in memory can go out with send_file_range like a file: the
 // kernel hands the socket references to its pages instead of copying them

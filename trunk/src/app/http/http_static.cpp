@@ -34,7 +34,9 @@ HttpStaticHandler::HttpStaticHandler(std::string root, BlockingWorker* worker, L
     : root_(std::move(root)), worker_(worker), hls_(live ? new HlsCtxService(live, worker) : nullptr),
       memory_(store ? new HlsMemoryServer(store, root_) : nullptr) {}
 
-HttpStaticHandler::~HttpStaticHandler() = default;
+HttpStaticHandler::~HttpStaticHandler() {
+    if (root_fd_ >= 0) close(root_fd_);
+}
 
 Error HttpStaticHandler::start() { return hls_ ? hls_->start() : Error(); }
 
@@ -133,6 +135,57 @@ static int open_regular(std::string* file, const std::string& url_path, struct s
     return fd;
 }
 
+int HttpStaticHandler::open_file(const std::string& url_path, std::string* file, struct stat* st, int* status,
+                                 std::string* location) {
+    if (beneath_ok_ && root_fd_ < 0) root_fd_ = open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (!beneath_ok_ || root_fd_ < 0) {
+        // No openat2, or no root yet: realpath, then the file.
+        *status = 404;
+        if (!resolve(url_path, file)) return -1;
+        return open_regular(file, url_path, st, status, location);
+    }
+    std::string rel = url_path.size() > 1 ? url_path.substr(1) : std::string(".");
+    *file = root_ + url_path;
+    int fd = open_beneath(root_fd_, rel.c_str());
+    if (fd < 0 && errno == ENOSYS) {
+        beneath_ok_ = false;
+        return open_file(url_path, file, st, status, location);
+    }
+    if (fd < 0) {
+        // EXDEV/ELOOP: a symlink or path that would leave the root, as missing.
+        *status = errno == EACCES || errno == EPERM ? 403 : 404;
+        return -1;
+    }
+    if (fstat(fd, st) < 0) {
+        close(fd);
+        *status = 403;
+        return -1;
+    }
+    if (S_ISDIR(st->st_mode)) {
+        close(fd);
+        if (url_path.empty() || url_path.back() != '/') {
+            *location = url_path + "/";
+            *status = 301;
+            return -1;
+        }
+        rel += "/index.html";
+        *file += "index.html";
+        fd = open_beneath(root_fd_, rel.c_str());
+        if (fd < 0 || fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+            if (fd >= 0) close(fd);
+            *status = 404;
+            return -1;
+        }
+        return fd;
+    }
+    if (!S_ISREG(st->st_mode)) {
+        close(fd);
+        *status = 403;
+        return -1;
+    }
+    return fd;
+}
+
 Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
     if (memory_) {
         bool served = false;
@@ -140,23 +193,22 @@ Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
         if (served) return err;
     }
     std::string file;
-    bool found = resolve(req.path, &file);
     bool playlist = ends_with(req.path, ".m3u8");
     if (playlist) {
         res->head().set("Cache-Control", "no-cache");
         if (hls_) {
+            // hls_ctx sessions need the playlist's real path.
             bool served = false;
             struct stat pst;
-            bool regular = found && stat(file.c_str(), &pst) == 0 && S_ISREG(pst.st_mode);
+            bool regular = resolve(req.path, &file) && stat(file.c_str(), &pst) == 0 && S_ISREG(pst.st_mode);
             Error err = hls_->serve_playlist(req, res, regular ? file : std::string(), &served);
             if (served) return err;
         }
     }
-    if (!found) return res->send_error(404);
     struct stat st;
     int status = 0;
     std::string location;
-    int fd = open_regular(&file, req.path, &st, &status, &location);
+    int fd = open_file(req.path, &file, &st, &status, &location);
     if (fd < 0) {
         if (status == 301) {
             res->head().set("Location", location);

@@ -10,6 +10,8 @@
 #include <memory>
 #include <string>
 
+#include <sys/stat.h>
+
 #include "app/http/http_conn.hpp"
 
 namespace srs {
@@ -43,8 +45,15 @@ class HttpStaticHandler : public HttpHandler {
   private:
     // path under the root, symlinks resolved; false when missing or outside.
     bool resolve(const std::string& path, std::string* out);
+    // The file to send for a URL path, opened beneath the root (a folder:
+    // its index.html); -1 with *status the answer (404, 403, 301 with
+    // *location) when there is none. *file: its path, for the MIME type and logs.
+    int open_file(const std::string& url_path, std::string* file, struct stat* st, int* status,
+                  std::string* location);
     std::string root_;
     std::string real_root_;  // root_ resolved once (empty until it exists)
+    int root_fd_ = -1;       // the root folder (O_PATH), for open_beneath; -1 until it exists
+    bool beneath_ok_ = true;  // false: the kernel has no openat2, realpath it is
     BlockingWorker* worker_;
     std::unique_ptr<HlsCtxService> hls_;
     std::unique_ptr<HlsMemoryServer> memory_;

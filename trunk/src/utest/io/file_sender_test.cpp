@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -182,4 +183,42 @@ TEST_F(FileSenderTest, ASealedMemoryFileHoldsTheBytesAndRefusesChanges) {
     int empty = sealed_memory_file("hls", "", 0);
     ASSERT_GE(empty, 0);
     close(empty);
+}
+
+TEST(FileSenderOpen, OpenBeneathStaysInsideTheFolder) {
+    char dir[] = "./beneath_XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    std::string root = dir;
+    ASSERT_EQ(mkdir((root + "/sub").c_str(), 0755), 0);
+    int f = open((root + "/sub/a.ts").c_str(), O_CREAT | O_WRONLY, 0644);
+    ASSERT_GE(f, 0);
+    ASSERT_EQ(write(f, "abc", 3), 3);
+    close(f);
+    ASSERT_EQ(symlink("sub/a.ts", (root + "/inside.ts").c_str()), 0);   // stays inside: fine
+    ASSERT_EQ(symlink("/etc/hostname", (root + "/out.ts").c_str()), 0);  // leaves: refused
+    ASSERT_EQ(symlink("../..", (root + "/sub/up").c_str()), 0);
+    int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(dfd, 0);
+    for (const char* ok : {"sub/a.ts", "inside.ts", "sub/../sub/a.ts"}) {
+        int fd = open_beneath(dfd, ok);
+        ASSERT_GE(fd, 0) << ok << ": " << strerror(errno);
+        char buf[4] = {0};
+        EXPECT_EQ(read(fd, buf, 3), 3);
+        EXPECT_STREQ(buf, "abc");
+        close(fd);
+    }
+    for (const char* bad : {"out.ts", "../x", "/etc/hostname", "sub/up/etc/hostname", "nope.ts"}) {
+        int fd = open_beneath(dfd, bad);
+        EXPECT_LT(fd, 0) << bad;
+        if (fd >= 0) close(fd);
+    }
+    errno = 0;
+    EXPECT_LT(open_beneath(dfd, "nope.ts"), 0);
+    EXPECT_EQ(errno, ENOENT);
+    EXPECT_LT(open_beneath(dfd, "out.ts"), 0);
+    EXPECT_EQ(errno, EXDEV);
+    close(dfd);
+    for (const char* p : {"/sub/up", "/out.ts", "/inside.ts", "/sub/a.ts"}) unlink((root + p).c_str());
+    rmdir((root + "/sub").c_str());
+    rmdir(dir);
 }
