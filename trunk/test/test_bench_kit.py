@@ -152,11 +152,12 @@ def test_kit_hls_tiny_run(tmp_path, media):
     if NGINX:
         assert md.count("nginx served the same bytes (segment: True, playlist: True)") == 2, md
     # LL-HLS: every client connected, parked and answered about once per
-    # part (200 ms parts over the 2 s window), no error.
+    # part (200 ms parts over the 2 s window; the parts at the window's two
+    # edges are counted in part), no error.
     ll = [row for row in table if len(row) == 13]
     assert len(ll) == 1, md
     clients, connected, idle, cpu, added, per_s, parts, per_part, non200, errors, after, spread, _ = ll[0]
     assert clients == "20" and connected == "20" and non200 == "0" and errors == "0", ll[0]
     assert float(idle.rstrip("%")) >= 0 and float(cpu.rstrip("%")) >= 0, ll[0]
-    assert 5 <= int(parts) <= 20 and 15 <= float(per_part) <= 20, ll[0]
+    assert 5 <= int(parts) <= 20 and 10 <= float(per_part) <= 20 and float(per_s) >= 0.6 * 20 * 5, ll[0]
     assert re.match(r"^\d+ / \d+ ms$", after), ll[0]  # answers matched their parts
