@@ -94,14 +94,16 @@ def test_forward_bench_tiny_run(tmp_path, media):
 
 def test_kit_hls_tiny_run(tmp_path, media):
     """test/bench/run --hls at a tiny scale: two publishers on each server with
-    HLS off and on, then wrk against ours and nginx serving the same segment
-    and playlist; the tables hold what was measured (no speed thresholds)."""
+    HLS off and on; wrk against ours (from disk, then from memory) and nginx
+    serving the same segment and playlist; a few LL-HLS clients parked on
+    blocking reloads. The tables hold what was measured (no speed thresholds)."""
     if not shutil.which("wrk") and os.environ.get("CI") != "true":
         pytest.skip("wrk is not installed (3rdparty/install.sh bench)")
     out = tmp_path / "results.md"
     cmd = [str(TRUNK / "test" / "bench" / "run"), "--srs", str(TRUNK / "objs" / "srs"), "--media", str(media),
            "--clients", "", "--publishers", "", "--tool-capacity", "0", "--settle", "1", "--window", "2",
-           "--spread", "300", "--hls", "2", "--hls-wrk-duration", "2", "--hls-wrk-conns", "8", "--out", str(out)]
+           "--spread", "300", "--hls", "2", "--hls-wrk-duration", "1", "--hls-wrk-conns", "8",
+           "--hls-ll-clients", "20", "--hls-ll-window", "2", "--out", str(out)]
     cmd += [] if NGINX else ["--no-nginx"]
     r = subprocess.run(cmd, cwd=TRUNK, capture_output=True, text=True, timeout=200)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
@@ -122,19 +124,40 @@ def test_kit_hls_tiny_run(tmp_path, media):
         else:
             assert playlists == "0" and segments == "0", row
     assert re.search(r"What HLS adds: ours [+-]\d+\.\d points", md), md
-    # Serving: a segment and the playlist from each server, every answer a 2xx.
-    serve = {(row[0], row[1]): row for row in table if len(row) == 14}
-    want = {(s, w) for s in (["ours", "nginx"] if NGINX else ["ours"]) for w in ("segment", "playlist")}
-    assert set(serve) == want, md
-    for (server, what), row in serve.items():
-        path, size, conns, rps, non2xx, errors = row[2], int(row[3]), row[4], float(row[5]), row[9], row[10]
+    # Serving: a segment and the playlist from each server, ours from disk
+    # and then from memory (nginx from its disk in both sittings), every
+    # answer a 2xx.
+    serve = [row for row in table if len(row) == 15]
+    sittings = [("disk", "disk"), ("memory", "memory")]
+    want = []
+    for ours_from, _ in sittings:
+        for what in ("segment", "playlist"):
+            want += [("ours", ours_from, what)] + ([("nginx", "disk", what)] if NGINX else [])
+    assert [(row[0], row[1], row[2]) for row in serve] == want, md
+    for i, row in enumerate(serve):
+        server, what, path, size, conns, rps, non2xx, errors = (row[0], row[2], row[3], int(row[4]), row[5],
+                                                              float(row[6]), row[10], row[11])
         assert conns == "8" and rps > 0 and non2xx == "0" and errors == "0", row
-        assert float(row[12]) > 0, row  # requests per CPU-second of the server
+        assert float(row[13]) > 0, row  # requests per CPU-second of the server
         if what == "segment":
             assert path.startswith("/live/livestream-") and path.endswith(".ts") and size > 10000, row
         else:
             assert path == "/live/livestream.m3u8" and 0 < size < 10000, row
-        # Both servers answered the same path with the same number of bytes.
-        assert (path, size) == (serve[("ours", what)][2], int(serve[("ours", what)][3])), row
+        if server == "nginx":
+            # The same path with the same number of bytes as ours just before.
+            assert (path, size) == (serve[i - 1][3], int(serve[i - 1][4])), row
+    for storage, _ in sittings:
+        if NGINX:
+            assert f"Ours from {storage}, requests/s ours/nginx: segment" in md, md
     if NGINX:
-        assert "nginx served the same bytes (segment: True, playlist: True)" in md, md
+        assert md.count("nginx served the same bytes (segment: True, playlist: True)") == 2, md
+    # LL-HLS: every client connected, parked and answered about once per
+    # part (200 ms parts over the 2 s window; the parts at the window's two
+    # edges are counted in part), no error.
+    ll = [row for row in table if len(row) == 13]
+    assert len(ll) == 1, md
+    clients, connected, idle, cpu, added, per_s, parts, per_part, non200, errors, after, spread, _ = ll[0]
+    assert clients == "20" and connected == "20" and non200 == "0" and errors == "0", ll[0]
+    assert float(idle.rstrip("%")) >= 0 and float(cpu.rstrip("%")) >= 0, ll[0]
+    assert 5 <= int(parts) <= 20 and 10 <= float(per_part) <= 20 and float(per_s) >= 0.6 * 20 * 5, ll[0]
+    assert re.match(r"^\d+ / \d+ ms$", after), ll[0]  # answers matched their parts

@@ -251,6 +251,181 @@ def test_large_cold_static_file_while_a_player_plays(http_live, tmp_path):
     assert ok and monotonic and first_key and video >= 5 * 25 * 0.7, results[0]
 
 
+def read_response(sock, buf=b""):
+    """One HTTP/1.1 answer off a keep-alive socket: (status line, headers, body, rest of buf)."""
+    while b"\r\n\r\n" not in buf:
+        part = sock.recv(65536)
+        if not part:
+            raise ConnectionError(f"closed before a head: {buf[:80]!r}")
+        buf += part
+    head, buf = buf.split(b"\r\n\r\n", 1)
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, v in (line.split(":", 1) for line in lines[1:])}
+    length = int(headers.get("content-length", "0"))
+    while len(buf) < length:
+        part = sock.recv(1 << 20)
+        if not part:
+            break  # the caller compares what arrived with what was promised
+        buf += part
+    return lines[0], headers, buf[:length], buf[length:]
+
+
+def server_fds(pid):
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def test_static_files_by_sendfile_on_one_keepalive_connection(srs, tmp_path):
+    """Files go out with sendfile: a 5 MB file (more than a socket buffer
+    holds), a range of it, an empty file, a HEAD and a missing file, all on
+    one keep-alive connection, each answer intact and the next one after it."""
+    root = tmp_path / "html"
+    root.mkdir()
+    data = os.urandom(5 * (1 << 20) + 17)
+    (root / "big.ts").write_bytes(data)
+    (root / "empty.ts").write_bytes(b"")
+    port = free_port()
+    srs.start(http_conf(srs, port, dir_=root))
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    rest = b""
+    for i in range(3):
+        s.sendall(b"GET /big.ts HTTP/1.1\r\nHost: x\r\n\r\n")
+        status, headers, body, rest = read_response(s, rest)
+        assert status == "HTTP/1.1 200 OK" and headers["content-type"] == "video/MP2T", (status, headers)
+        assert body == data, (i, len(body))
+    s.sendall(b"GET /big.ts HTTP/1.1\r\nHost: x\r\nRange: bytes=4000000-4999999\r\n\r\n")
+    status, headers, body, rest = read_response(s, rest)
+    assert status.startswith("HTTP/1.1 206") and headers["content-range"] == f"bytes 4000000-4999999/{len(data)}"
+    assert body == data[4000000:5000000]
+    s.sendall(b"GET /empty.ts HTTP/1.1\r\nHost: x\r\n\r\n")
+    status, headers, body, rest = read_response(s, rest)
+    assert status == "HTTP/1.1 200 OK" and headers["content-length"] == "0" and body == b""
+    s.sendall(b"GET /nope.ts HTTP/1.1\r\nHost: x\r\n\r\n")
+    status, headers, body, rest = read_response(s, rest)
+    assert status.startswith("HTTP/1.1 404"), status
+    # HEAD: the length of the file, no body; the next GET's answer follows at once.
+    s.sendall(b"HEAD /big.ts HTTP/1.1\r\nHost: x\r\n\r\nGET /empty.ts HTTP/1.1\r\nHost: x\r\n\r\n")
+    while b"\r\n\r\n" not in rest:
+        rest += s.recv(65536)
+    head, rest = rest.split(b"\r\n\r\n", 1)
+    assert head.startswith(b"HTTP/1.1 200") and f"Content-Length: {len(data)}".encode() in head, head
+    status, headers, body, rest = read_response(s, rest)
+    assert status == "HTTP/1.1 200 OK" and body == b"" and rest == b""
+    s.close()
+
+
+def test_static_file_that_shrinks_or_a_client_that_leaves_mid_file(srs, tmp_path):
+    """A file cut short while it is being sent closes the connection (its
+    promised length cannot be kept) with a log line; clients that close in
+    the middle of a file cost nothing: no hang, no file descriptor left, and
+    the server answers the next client (LeakSanitizer checks at the stop)."""
+    root = tmp_path / "html"
+    root.mkdir()
+    data = os.urandom(1 << 20) * 48  # far more than the socket buffers hold
+    (root / "big.ts").write_bytes(data)
+    port = free_port()
+    srs.start(http_conf(srs, port, dir_=root))
+    # One answer first: the root folder's own descriptor is opened then, and kept.
+    urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/big.ts", method="HEAD"), timeout=10)
+    base_fds = server_fds(srs.pid)
+    # Clients that read a little and close.
+    for _ in range(20):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+        s.sendall(b"GET /big.ts HTTP/1.1\r\nHost: x\r\n\r\n")
+        got = 0
+        while got < 100000:
+            got += len(s.recv(65536))
+        s.close()
+    # The file shrinks while a slow reader is in the middle of it.
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+    s.sendall(b"GET /big.ts HTTP/1.1\r\nHost: x\r\n\r\n")
+    first = s.recv(65536)
+    assert first.startswith(b"HTTP/1.1 200") and f"Content-Length: {len(data)}".encode() in first
+    os.truncate(root / "big.ts", 3 << 20)
+    got, t0 = len(first), time.monotonic()
+    while True:
+        part = s.recv(1 << 20)
+        if not part:
+            break
+        got += len(part)
+        assert time.monotonic() - t0 < 20, "the connection was not closed"
+    s.close()
+    assert got < len(data)
+    assert wait_until(lambda: "the file ended" in srs.log(), 5), srs.log()[-2000:]
+    # Every connection above is gone from the server; the next client is served.
+    assert wait_until(lambda: server_fds(srs.pid) <= base_fds, 10), (server_fds(srs.pid), base_fds)
+    r = urllib.request.urlopen(f"http://127.0.0.1:{port}/big.ts", timeout=10)
+    assert r.read() == data[:3 << 20]
+
+
+def memory_files(pid):
+    """The sealed memory files (memfd "hls") the server holds open."""
+    n = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            n += os.readlink(f"/proc/{pid}/fd/{fd}").startswith("/memfd:hls")
+        except OSError:
+            pass
+    return n
+
+
+def test_memory_segments_by_sendfile_and_their_files_freed(srs, media, tmp_path):
+    """hls_storage memory: a segment goes out of a sealed memory file with
+    sendfile, the same bytes every time on one keep-alive connection (and
+    HEAD, and a 404 after it); the memory files follow the window: those of
+    segments the store dropped are closed."""
+    root = tmp_path / "html"
+    root.mkdir()
+    port = free_port()
+    hls = ("  hls {\n    enabled on;\n    hls_storage memory;\n    hls_fragment 2;\n    hls_window 4;\n"
+           f"    hls_path {root};\n    hls_ctx off;\n    hls_ts_ctx off;\n  }}\n")
+    srs.start(http_conf(srs, port, extra_vhost=hls, dir_=root))
+    pub = Publisher(media, f"rtmp://127.0.0.1:{srs.rtmp_port}/live/livestream")
+    try:
+        def listed():
+            try:
+                text = urllib.request.urlopen(f"http://127.0.0.1:{port}/live/livestream.m3u8", timeout=5).read()
+            except OSError:
+                return []
+            return [line for line in text.decode().splitlines() if line.endswith(".ts")]
+        assert wait_until(lambda: len(listed()) >= 2, 30), srs.log()[-2000:]
+        seg = "/live/" + listed()[-1]
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        rest, bodies = b"", []
+        for _ in range(3):
+            s.sendall(f"GET {seg} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            status, headers, body, rest = read_response(s, rest)
+            assert status == "HTTP/1.1 200 OK" and headers["content-type"] == "video/MP2T", (status, headers)
+            assert len(body) == int(headers["content-length"]) > 16384 and body[0] == 0x47
+            bodies.append(body)
+        assert bodies[0] == bodies[1] == bodies[2]
+        s.sendall(f"HEAD {seg} HTTP/1.1\r\nHost: x\r\n\r\nGET /live/nope-1.ts HTTP/1.1\r\nHost: x\r\n\r\n"
+                  .encode())
+        while b"\r\n\r\n" not in rest:
+            rest += s.recv(65536)
+        head, rest = rest.split(b"\r\n\r\n", 1)
+        assert head.startswith(b"HTTP/1.1 200") and f"Content-Length: {len(bodies[0])}".encode() in head, head
+        status, _, _, rest = read_response(s, rest)
+        assert status.startswith("HTTP/1.1 404") and rest == b"", status
+        s.close()
+        assert memory_files(srs.pid) >= 1
+        # Every new segment fetched once for 14 s: the window (4 s, 2 s
+        # segments) moves on, the files of dropped segments are closed.
+        seen, deadline = set(), time.monotonic() + 14
+        while time.monotonic() < deadline:
+            for name in listed():
+                if name not in seen:
+                    seen.add(name)
+                    assert len(urllib.request.urlopen(f"http://127.0.0.1:{port}/live/{name}", timeout=5).read()) > 0
+            time.sleep(0.3)
+        assert len(seen) >= 6, seen
+        held = memory_files(srs.pid)
+        assert 1 <= held <= len(listed()) + 2, (held, listed())
+    finally:
+        pub.stop()
+
+
 def test_api_versions_and_unknown_path(srs):
     port, api = free_port(), free_port()
     srs.start(http_conf(srs, port, api_port=api))

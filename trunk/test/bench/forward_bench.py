@@ -27,8 +27,6 @@ test/bench/run does (objs/variants/release); never measure the ASAN build.
 Everything listens on 127.0.0.1 and every process started is stopped by PID.
 """
 import argparse
-import importlib.machinery
-import importlib.util
 import json
 import os
 import platform
@@ -45,20 +43,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TRUNK = HERE.parents[1]
 sys.path.insert(0, str(HERE))
+from bench_options import add_common_options, resolve_common  # noqa: E402
 from rtmp_play_bench import proc_cpu_seconds, proc_rss_kb, stop  # noqa: E402
 
 OURS_PORT, NGINX_PORT = 19391, 19392
 STREAM = "live/livestream"
 NGINX_MODULE = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
-
-
-def bench_kit():
-    """test/bench/run as a module (its build and media helpers)."""
-    loader = importlib.machinery.SourceFileLoader("bench_run", str(HERE / "run"))
-    spec = importlib.util.spec_from_loader("bench_run", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 def start_ours(binary, work, nginx_port):
@@ -220,30 +210,18 @@ def markdown(result, args, media_kbps, media):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--srs", help="server binary (default: build objs/variants/release as test/bench/run does)")
-    p.add_argument("--tools-dir", help="directory of sb_rtmp_load (default: next to --srs)")
-    p.add_argument("--nginx", default="/usr/sbin/nginx")
-    p.add_argument("--media", help="FLV to publish (default: objs/bench/bench.flv, made once)")
+    add_common_options(p, "forward.md", "sb_rtmp_load", spread=5000, settle=12, window=20,
+                       settle_help="s after starting the players before sampling")
     p.add_argument("--clients", type=int, default=1000, help="players on each server")
     p.add_argument("--max", type=int, default=5000, help="upper bound of --clients")
-    p.add_argument("--spread", type=int, default=5000, help="ms to start the players over")
     p.add_argument("--idle-window", type=int, default=5, help="s of CPU sampling before the players")
-    p.add_argument("--settle", type=int, default=12, help="s after starting the players before sampling")
-    p.add_argument("--window", type=int, default=20, help="s of CPU sampling with the players")
-    p.add_argument("--json", help="also write the result to this file")
-    p.add_argument("--out", default=str(TRUNK / "objs" / "bench" / "forward.md"))
     args = p.parse_args()
     if not 1 <= args.clients <= args.max:
         sys.exit(f"--clients must be 1..{args.max} (--max)")
     if not (Path(args.nginx).exists() and Path(NGINX_MODULE).exists()):
         sys.exit("nginx-rtmp not found (3rdparty/install.sh bench installs it): this benchmark needs it")
 
-    kit = bench_kit()
-    objs = Path(args.srs).parent if args.srs else kit.build_release()
-    args.srs = Path(args.srs) if args.srs else objs / "srs"
-    tools = Path(args.tools_dir) if args.tools_dir else objs
-    media = Path(args.media) if args.media else kit.make_media(TRUNK / "objs" / "bench" / "bench.flv")
-    kbps = kit.media_kbps(media)
+    _, tools, media, kbps = resolve_common(args)
     with tempfile.TemporaryDirectory() as tmp:
         result = run_once(args, tools, media, Path(tmp))
     md = markdown(result, args, kbps, media)

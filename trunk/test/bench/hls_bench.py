@@ -40,8 +40,8 @@ test/bench/run does (objs/variants/release); never measure the ASAN build.
 Everything listens on 127.0.0.1; every process started is stopped by its PID.
 """
 import argparse
-import importlib.machinery
-import importlib.util
+import asyncio
+import datetime
 import json
 import os
 import platform
@@ -62,21 +62,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TRUNK = HERE.parents[1]
 sys.path.insert(0, str(HERE))
+from bench_options import add_common_options, resolve_common  # noqa: E402
 from rtmp_play_bench import proc_cpu_seconds, proc_rss_kb, start_nginx, stop  # noqa: E402
 
 RTMP_PORT, NGINX_RTMP_PORT, HTTP_PORT, NGINX_HTTP_PORT = 19381, 19382, 18381, 18382
 NGINX_MODULE = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
 FRAGMENT = 2  # seconds, both servers
+LL_PART = 0.2  # seconds, the LL-HLS layout's parts
 SERVE_STREAM = "live/livestream"
-
-
-def bench_kit():
-    """test/bench/run as a module (its build and media helpers)."""
-    loader = importlib.machinery.SourceFileLoader("bench_run", str(HERE / "run"))
-    spec = importlib.util.spec_from_loader("bench_run", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 def listening(port):
@@ -312,9 +305,10 @@ def wrk_run(server_name, proc, port, path, args):
     return r
 
 
-def run_serving(args, work, with_nginx):
-    """Ours serving one live stream's HLS, nginx serving copies of the same bytes; wrk against both."""
-    ours_dir, ng_dir = work / "serve-ours", work / "serve-nginx"
+def run_serving(args, work, with_nginx, storage="disk"):
+    """Ours serving one live stream's HLS from `storage` (disk: files under hls_path, memory: hls_storage
+    memory), nginx serving copies of the same bytes from its disk; wrk against both."""
+    ours_dir, ng_dir = work / f"serve-ours-{storage}", work / f"serve-nginx-{storage}"
     html, ng_root = ours_dir / "html", ng_dir / "html"
     for d in (html, ng_root):
         d.mkdir(parents=True)
@@ -323,6 +317,7 @@ def run_serving(args, work, with_nginx):
     # both of its wrk runs.
     window = max(60, 2 * args.wrk_duration + 30)
     directives = [f"hls_window {window}", "hls_ctx off", "hls_ts_ctx off"] + \
+        (["hls_storage memory"] if storage == "memory" else []) + \
         [d.strip() for d in args.hls_extra.split(";") if d.strip()]
     extra = "".join(f"        {d};\n" for d in directives)
     ours = start_ours(args.srs, ours_dir, html, http_dir=html, hls_extra=extra, prefix=pinned(0))
@@ -362,8 +357,9 @@ def run_serving(args, work, with_nginx):
             targets = [("ours", ours, HTTP_PORT)] + ([("nginx", nginx, NGINX_HTTP_PORT)] if nginx else [])
             for name, proc, port in targets:
                 r = wrk_run(name, proc, port, path, args)
-                r.update({"what": what, "bytes": len(body)})
-                print(f"{name:<6} {what:<8} {len(body):>8} B: {r['rps']:10.0f} req/s  {r['mbps']:8.1f} MB/s  "
+                r.update({"what": what, "bytes": len(body), "from": storage if name == "ours" else "disk",
+                          "sitting": storage})
+                print(f"{name:<6} {r['from']:<6} {what:<8} {len(body):>8} B: {r['rps']:10.0f} req/s  {r['mbps']:8.1f} MB/s  "
                       f"p99 {r['p99_ms']} ms  non-2xx {r['non2xx']}  errors {r['socket_errors']}  "
                       f"server CPU {r['cpu']:.0f}%  wrk CPU {r['wrk_cpu']:.0f}%", flush=True)
                 rows.append(r)
@@ -371,7 +367,212 @@ def run_serving(args, work, with_nginx):
         stop(pub, signal.SIGINT)
         stop(ours)
         stop(nginx)
-    return {"rows": rows, "checks": checks}
+    return {"rows": rows, "checks": {storage: checks}}
+
+
+# ---- LL-HLS clients parked on blocking playlist reloads ----
+
+def parse_pdt(text):
+    return datetime.datetime.fromisoformat(text.strip().replace("Z", "+00:00")).timestamp()
+
+
+def ll_playlist_facts(text):
+    """The (msn, part) a client asks for next (the part after the newest one listed) and, per listed part,
+    when it ended by the playlist's own clock (its segment's EXT-X-PROGRAM-DATE-TIME plus the durations of
+    the parts up to it)."""
+    msn, part, seg_start, offset, ends = 0, 0, None, 0.0, {}
+    for line in text.splitlines():
+        if line.startswith("#EXT-X-MEDIA-SEQUENCE:"):
+            msn = int(line.split(":", 1)[1])
+        elif line.startswith("#EXT-X-SKIP:"):  # a delta update: the segments it leaves out
+            m = re.search(r"SKIPPED-SEGMENTS=(\d+)", line)
+            msn += int(m.group(1)) if m else 0
+        elif line.startswith("#EXT-X-PROGRAM-DATE-TIME:"):
+            seg_start, offset = parse_pdt(line.split(":", 1)[1]), 0.0
+        elif line.startswith("#EXT-X-PART:"):
+            m = re.search(r"DURATION=([\d.]+)", line)
+            offset += float(m.group(1)) if m else 0.0
+            if seg_start is not None:
+                ends[(msn, part)] = seg_start + offset
+            part += 1
+        elif line.startswith("#EXTINF:"):
+            duration = float(line.split(":", 1)[1].split(",")[0])
+            seg_start = seg_start + duration if seg_start is not None else None
+            msn, part, offset = msn + 1, 0, 0.0
+    return (msn, part), ends
+
+
+class ParkedState:
+    """What the parked clients share: the playlist path, whether the window is on, and the tallies."""
+
+    def __init__(self, path, skip):
+        self.path = path
+        self.query = "&_HLS_skip=YES" if skip else ""  # delta updates, as hls.js asks when the server offers them
+        self.done = False
+        self.measuring = False
+        self.facts = {}  # playlist body -> ll_playlist_facts (every client gets the same bytes per part)
+        self.answers = self.non200 = self.errors = self.connected = 0
+        self.after_end = []  # s from a part's end (playlist clock) to its answer's arrival
+        self.first = {}  # (msn, part) -> first arrival among the clients
+        self.arrivals = []  # ((msn, part), arrival)
+
+    def facts_of(self, body):
+        f = self.facts.get(body)
+        if f is None:
+            if len(self.facts) > 64:
+                self.facts.clear()
+            f = self.facts[body] = ll_playlist_facts(body.decode("utf-8", "replace"))
+        return f
+
+
+async def parked_client(state, start):
+    """One keep-alive client: asks for the next part's playlist (_HLS_msn/_HLS_part) as soon as the
+    previous answer arrived, so it is parked on the server between parts."""
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", HTTP_PORT)
+    except OSError:
+        state.errors += 1
+        return
+    state.connected += 1
+    want = start
+    try:
+        while not state.done:
+            writer.write(f"GET {state.path}?_HLS_msn={want[0]}&_HLS_part={want[1]}{state.query} HTTP/1.1\r\n"
+                         f"Host: 127.0.0.1\r\n\r\n".encode())
+            head = await reader.readuntil(b"\r\n\r\n")
+            m = re.search(rb"(?i)\r\ncontent-length:\s*(\d+)", head)
+            body = await reader.readexactly(int(m.group(1)) if m else 0)
+            now = time.time()
+            if not head.startswith(b"HTTP/1.1 200"):
+                state.non200 += 1
+                await asyncio.sleep(LL_PART)
+                continue
+            nxt, ends = state.facts_of(body)
+            if state.measuring:
+                state.answers += 1
+                if want in ends:
+                    state.after_end.append(now - ends[want])
+                state.first.setdefault(want, now)
+                state.arrivals.append((want, now))
+            want = nxt
+    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError, ValueError):
+        if not state.done:
+            state.errors += 1
+    finally:
+        writer.close()
+
+
+def percentile(values, pct):
+    if not values:
+        return None
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(pct / 100.0 * (len(values) - 1))))]
+
+
+async def parked_window(args, proc, state, start):
+    """Connects the clients, lets them settle, then samples the server's CPU over --ll-window s."""
+    tasks = [asyncio.ensure_future(parked_client(state, start)) for _ in range(args.ll_clients)]
+    await asyncio.sleep(max(2.0, args.ll_clients / 500.0))  # every client parked and answered at least once
+    c0, s0, t0 = proc_cpu_seconds(proc.pid), resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
+    state.measuring = True
+    await asyncio.sleep(args.ll_window)
+    state.measuring = False
+    c1, s1, t1 = proc_cpu_seconds(proc.pid), resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
+    state.done = True
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    client_cpu = (s1.ru_utime + s1.ru_stime) - (s0.ru_utime + s0.ru_stime)
+    return 100.0 * (c1 - c0) / (t1 - t0), 100.0 * client_cpu / (t1 - t0), t1 - t0
+
+
+def run_parked(args, work):
+    """Ours with LL-HLS from memory (fMP4, parts of LL_PART s), ffmpeg publishing in real time, and
+    --ll-clients keep-alive clients each re-issuing the blocking reload for the next part as soon as it is
+    answered: the server's CPU with only the publisher, then with the parked clients."""
+    d = work / "ll-ours"
+    html = d / "html"
+    html.mkdir(parents=True)
+    extra = "".join(f"        {x};\n" for x in ["hls_ll on", "hls_use_fmp4 on", "hls_storage memory",
+                                                  f"hls_part {LL_PART}", "hls_window 20", "hls_ctx off",
+                                                  "hls_ts_ctx off"])
+    ours = start_ours(args.srs, d, html, http_dir=html, hls_extra=extra, prefix=pinned(0))
+    pub = None
+    path = f"/{SERVE_STREAM}.m3u8"
+    saved = os.sched_getaffinity(0)
+    try:
+        if not wait_for(lambda: listening(RTMP_PORT) and listening(HTTP_PORT), 10):
+            raise RuntimeError(f"ours did not listen (logs in {d})")
+        pub = subprocess.Popen(pinned(1) + ["ffmpeg", "-hide_banner", "-loglevel", "error", "-re", "-stream_loop",
+                                            "-1", "-i", str(args.media), "-c", "copy", "-f", "flv",
+                                            f"rtmp://127.0.0.1:{RTMP_PORT}/{SERVE_STREAM}"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        first = {}
+
+        def ready():
+            try:
+                status, _, body = http_get(f"http://127.0.0.1:{HTTP_PORT}{path}")
+            except OSError:
+                return False
+            first["facts"] = ll_playlist_facts(body.decode(errors="replace"))
+            return status == 200 and first["facts"][1]
+        if not wait_for(ready, 6 * FRAGMENT + 10):
+            raise RuntimeError(f"no LL-HLS playlist with parts at {path} on ours (logs in {d})")
+        # The server alone with its publisher, for what the clients add.
+        idle_s = max(2, args.ll_window // 4)
+        c0, t0 = proc_cpu_seconds(ours.pid), time.monotonic()
+        time.sleep(idle_s)
+        idle_cpu = 100.0 * (proc_cpu_seconds(ours.pid) - c0) / (time.monotonic() - t0)
+        if pinned(1):
+            os.sched_setaffinity(0, {1})
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < args.ll_clients + 100:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, args.ll_clients + 1000), hard))
+        state = ParkedState(path, args.ll_skip)
+        _, _, body = http_get(f"http://127.0.0.1:{HTTP_PORT}{path}")
+        start = ll_playlist_facts(body.decode(errors="replace"))[0]
+        cpu, client_cpu, elapsed = asyncio.run(parked_window(args, ours, state, start))
+    finally:
+        os.sched_setaffinity(0, saved)
+        stop(pub, signal.SIGINT)
+        stop(ours)
+    spread = [t - state.first[k] for k, t in state.arrivals]
+    parts = len(state.first)
+    result = {"clients": args.ll_clients, "skip": args.ll_skip, "connected": state.connected, "window": args.ll_window,
+              "idle_cpu": idle_cpu, "idle_window": idle_s, "cpu": cpu, "added_cpu": cpu - idle_cpu,
+              "client_cpu": client_cpu, "answers": state.answers, "answers_per_s": state.answers / elapsed,
+              "parts": parts, "answers_per_part": state.answers / parts if parts else 0,
+              "non200": state.non200, "errors": state.errors,
+              "after_end_p50_ms": None, "after_end_p99_ms": None,
+              "spread_p50_ms": None, "spread_p99_ms": None}
+    for name, values in (("after_end", state.after_end), ("spread", spread)):
+        for pct in (50, 99):
+            v = percentile(values, pct)
+            result[f"{name}_p{pct}_ms"] = None if v is None else 1000.0 * v
+    print(f"LL-HLS parked: {result['connected']}/{result['clients']} clients, {result['answers']} answers over "
+          f"{parts} parts, server CPU {idle_cpu:.1f}% alone -> {cpu:.1f}% with them, client CPU "
+          f"{client_cpu:.0f}%, answer after part end p50 {fmt(result['after_end_p50_ms'], '.0f')} ms", flush=True)
+    return result
+
+
+def parked_table(r):
+    return "\n".join([
+        "| Clients | connected | server CPU, publisher only | server CPU with the clients | what the clients add | "
+        "answers/s | parts | answers per part | non-200 | errors | after the part's end p50 / p99 | "
+        "spread across clients p50 / p99 | client CPU |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        f"| {r['clients']} | {r['connected']} | {r['idle_cpu']:.1f}% | {r['cpu']:.1f}% | {r['added_cpu']:+.1f} | "
+        f"{r['answers_per_s']:.0f} | {r['parts']} | {r['answers_per_part']:.0f} | {r['non200']} | {r['errors']} | "
+        f"{fmt(r['after_end_p50_ms'], '.0f')} / {fmt(r['after_end_p99_ms'], '.0f')} ms | "
+        f"{fmt(r['spread_p50_ms'], '.1f')} / {fmt(r['spread_p99_ms'], '.1f')} ms | {r['client_cpu']:.0f}% |"])
+
+
+def parked_summary(r):
+    return (f"The parked clients add {r['added_cpu']:+.1f} points of a core to the server (target: < 10 % of a "
+            f"core); an answer arrives {fmt(r['after_end_p50_ms'], '.0f')} ms (p50) after its part ended by the "
+            f"playlist's clock (EXT-X-PROGRAM-DATE-TIME plus part durations: this includes the muxer waiting for "
+            f"the frame that closes the part), and the clients of one part get it within "
+            f"{fmt(r['spread_p99_ms'], '.1f')} ms (p99) of the first of them.")
 
 
 def mux_table(rows):
@@ -409,59 +610,86 @@ def mux_summary(ratios):
 
 
 def serve_table(result):
-    lines = ["| Server | GET | Path | Bytes | Conns | Requests/s | MB/s | p50 | p99 | non-2xx | socket errors | "
+    lines = ["| Server | From | GET | Path | Bytes | Conns | Requests/s | MB/s | p50 | p99 | non-2xx | socket errors | "
              "server CPU | requests per CPU-second | wrk CPU |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in result["rows"]:
-        lines.append(f"| {r['server']} | {r['what']} | {r['path']} | {r['bytes']} | {r['conns']} | {r['rps']:.0f} | "
+        lines.append(f"| {r['server']} | {r['from']} | {r['what']} | {r['path']} | {r['bytes']} | {r['conns']} | {r['rps']:.0f} | "
                      f"{r['mbps']:.1f} | {fmt(r['p50_ms'], '.2f')}ms | {fmt(r['p99_ms'], '.2f')}ms | {r['non2xx']} | "
                      f"{r['socket_errors']} | {r['cpu']:.0f}% | {fmt(r['per_cpu_s'], '.0f')} | {r['wrk_cpu']:.0f}% |")
     return "\n".join(lines)
 
 
 def serve_ratios(result):
-    """ours/nginx of requests/s and of requests per CPU-second, per kind of GET."""
-    by = {(r["server"], r["what"]): r for r in result["rows"]}
+    """ours/nginx of requests/s and of requests per CPU-second, per storage of ours and kind of GET (each
+    pair measured in the same sitting: nginx serves copies of what ours served in that sitting)."""
     out = {}
-    for what in ("segment", "playlist"):
-        ours, nginx = by.get(("ours", what)), by.get(("nginx", what))
-        if not ours:
-            continue
-        out[what] = ours["rps"] / nginx["rps"] if nginx and nginx["rps"] > 0 else None
-        out[what + "_per_cpu"] = (ours["per_cpu_s"] / nginx["per_cpu_s"]
-                                  if nginx and ours["per_cpu_s"] and nginx["per_cpu_s"] else None)
+    for storage in result["storages"]:
+        rows = [r for r in result["rows"] if r["sitting"] == storage]
+        by = {(r["server"], r["what"]): r for r in rows}
+        for what in ("segment", "playlist"):
+            ours, nginx = by.get(("ours", what)), by.get(("nginx", what))
+            if not ours:
+                continue
+            key = f"{storage}_{what}"
+            out[key] = ours["rps"] / nginx["rps"] if nginx and nginx["rps"] > 0 else None
+            out[key + "_per_cpu"] = (ours["per_cpu_s"] / nginx["per_cpu_s"]
+                                     if nginx and ours["per_cpu_s"] and nginx["per_cpu_s"] else None)
     return out
 
 
 def serve_summary(result):
     ratios = serve_ratios(result)
-    same = ", ".join(f"{w}: {c.get('same_bytes')}" for w, c in result["checks"].items())
-    return (f"Requests/s ours/nginx: segment {fmt(ratios.get('segment'))}, playlist "
-            f"{fmt(ratios.get('playlist'))} (target >= 0.8); per CPU-second: segment "
-            f"{fmt(ratios.get('segment_per_cpu'))}, playlist {fmt(ratios.get('playlist_per_cpu'))}; "
-            f"nginx served the same bytes ({same}).")
+    lines = []
+    for storage in result["storages"]:
+        same = ", ".join(f"{w}: {c.get('same_bytes')}" for w, c in result["checks"].get(storage, {}).items())
+        lines.append(f"Ours from {storage}, requests/s ours/nginx: segment {fmt(ratios.get(storage + '_segment'))}, "
+                     f"playlist {fmt(ratios.get(storage + '_playlist'))} (target for segments from memory >= 0.8); "
+                     f"per CPU-second: segment {fmt(ratios.get(storage + '_segment_per_cpu'))}, playlist "
+                     f"{fmt(ratios.get(storage + '_playlist_per_cpu'))}; nginx served the same bytes ({same}).")
+    return "\n\n".join(lines)
 
 
-def markdown(mux_rows, serving, args):
-    """The HLS section of the kit's results: both tables and their ratio lines."""
+def markdown(mux_rows, serving, parked, args):
+    """The HLS section of the kit's results: the tables and their ratio lines."""
     pin = "servers on CPU 0, wrk on CPU 1" if pinned(0) else "not pinned (one CPU)"
     where = f", HLS under {args.hls_root}" if args.hls_root else ""
-    parts = [f"### HLS muxing ({args.streams} streams, hls_fragment {FRAGMENT} s{where})", "", mux_table(mux_rows), "",
-             mux_summary(mux_ratios(mux_rows)), ""]
+    parts = []
+    if mux_rows:
+        parts += [f"### HLS muxing ({args.streams} streams, hls_fragment {FRAGMENT} s{where})", "",
+                  mux_table(mux_rows), "", mux_summary(mux_ratios(mux_rows)), ""]
     if serving:
         parts += [f"### HLS serving (wrk, keep-alive, {args.wrk_conns} connections, {args.wrk_duration} s each, "
-                  f"{pin}; ours: {args.url_path})", "", serve_table(serving), "", serve_summary(serving), ""]
+                  f"{pin}; ours: {args.url_path}, from {' and '.join(serving['storages'])}; nginx: copies on "
+                  f"its disk)", "", serve_table(serving), "", serve_summary(serving), ""]
+    if parked:
+        asked = "delta updates (_HLS_skip=YES)" if parked["skip"] else "full playlists"
+        parts += [f"### LL-HLS blocking reloads ({parked['clients']} keep-alive clients asking for {asked}, parts of "
+                  f"{LL_PART} s, {parked['window']} s window, {'server on CPU 0, clients on CPU 1' if pinned(0) else 'not pinned'})",
+                  "", parked_table(parked), "", parked_summary(parked), ""]
     return "\n".join(parts)
 
 
+def run_serving_all(args, work, with_nginx):
+    """One serving sitting per --serve-from storage; their rows in one table."""
+    storages = [x.strip() for x in args.serve_from.split(",") if x.strip()]
+    merged = {"rows": [], "checks": {}, "storages": storages}
+    for storage in storages:
+        one = run_serving(args, work, with_nginx, storage)
+        merged["rows"] += one["rows"]
+        merged["checks"].update(one["checks"])
+    return merged
+
+
 def run_all(args, tools, work):
-    """Both layouts; the section's markdown and the raw results."""
+    """Every layout asked for; the section's markdown and the raw results."""
     with_nginx = Path(args.nginx).exists() and Path(NGINX_MODULE).exists() and not args.no_nginx
     mux_rows = run_muxing(args, tools, work, with_nginx) if args.streams else []
-    serving = run_serving(args, work, with_nginx) if args.wrk_duration else None
-    return markdown(mux_rows, serving, args), {"muxing": mux_rows, "muxing_ratios": mux_ratios(mux_rows),
-                                               "serving": serving, "serving_ratios": serve_ratios(serving)
-                                               if serving else {}}
+    serving = run_serving_all(args, work, with_nginx) if args.wrk_duration else None
+    parked = run_parked(args, work) if args.ll_clients else None
+    return markdown(mux_rows, serving, parked, args), {
+        "muxing": mux_rows, "muxing_ratios": mux_ratios(mux_rows), "serving": serving,
+        "serving_ratios": serve_ratios(serving) if serving else {}, "parked": parked}
 
 
 def add_options(p, prefix=""):
@@ -479,35 +707,33 @@ def add_options(p, prefix=""):
                    help="wrk keep-alive connections")
     p.add_argument(f"--{prefix}wrk", dest="wrk", default=shutil.which("wrk") or "/usr/bin/wrk",
                    help="the wrk binary")
+    p.add_argument(f"--{prefix}serve-from", dest="serve_from", default="disk,memory",
+                   help="where ours keeps the HLS it serves, one serving sitting each: disk (files under "
+                        "hls_path), memory (hls_storage memory); nginx always serves copies from its disk")
+    p.add_argument(f"--{prefix}ll-clients", dest="ll_clients", type=int, default=1000,
+                   help="LL-HLS clients parked on blocking playlist reloads (0: skip that layout)")
+    p.add_argument(f"--{prefix}ll-skip", dest="ll_skip", action="store_true",
+                   help="the parked clients ask for delta updates (_HLS_skip=YES) as hls.js does when the "
+                        "playlist offers them (default: full playlists, the heavier answer)")
+    p.add_argument(f"--{prefix}ll-window", dest="ll_window", type=int, default=20,
+                   help="s of the parked clients' CPU window (and of the idle window before them: a quarter)")
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--srs", help="server binary (default: build objs/variants/release as test/bench/run does)")
-    p.add_argument("--tools-dir", help="directory of sb_rtmp_publish (default: next to --srs)")
-    p.add_argument("--nginx", default="/usr/sbin/nginx")
+    add_common_options(p, "hls.md", "sb_rtmp_publish", spread=2000, settle=10, window=20,
+                       settle_help="s after starting the publishers before sampling")
     p.add_argument("--no-nginx", action="store_true")
-    p.add_argument("--media", help="FLV to publish (default: objs/bench/bench.flv, made once)")
     p.add_argument("--streams", type=int, default=50, help="published streams of the muxing runs (0: skip them)")
     p.add_argument("--max", type=int, default=2000, help="upper bound of --streams")
-    p.add_argument("--spread", type=int, default=2000, help="ms to start the publishers over")
-    p.add_argument("--settle", type=int, default=10, help="s after starting the publishers before sampling")
-    p.add_argument("--window", type=int, default=20, help="s of CPU sampling")
     add_options(p, prefix="")
-    p.add_argument("--json", help="also write the results to this file")
-    p.add_argument("--out", default=str(TRUNK / "objs" / "bench" / "hls.md"))
     args = p.parse_args()
     if not 0 <= args.streams <= args.max:
         sys.exit(f"--streams must be 0..{args.max} (--max)")
     if args.wrk_duration and not Path(args.wrk).exists():
         sys.exit("wrk not found (3rdparty/install.sh bench installs it)")
 
-    kit = bench_kit()
-    objs = Path(args.srs).parent if args.srs else kit.build_release()
-    args.srs = Path(args.srs) if args.srs else objs / "srs"
-    tools = Path(args.tools_dir) if args.tools_dir else objs
-    args.media = Path(args.media) if args.media else kit.make_media(TRUNK / "objs" / "bench" / "bench.flv")
-    kbps = kit.media_kbps(args.media)
+    _, tools, args.media, kbps = resolve_common(args)
     with tempfile.TemporaryDirectory() as tmp:
         md, result = run_all(args, tools, Path(tmp))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=TRUNK, capture_output=True,

@@ -1,17 +1,28 @@
 #include "app/http/http_hls_memory.hpp"
 
 #include <errno.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 
 #include "app/http/hls_ctx.hpp"
 #include "core/log.hpp"
+#include "io/file_sender.hpp"
 #include "protocol/hls/ll_hls_request.hpp"
 
 namespace srs {
 
 namespace {
+
+// Blobs from this size on go out of a sealed memory file with sendfile (a
+// playlist-sized answer is cheaper copied than set up as a file).
+constexpr size_t kFileFromBytes = 16 * 1024;
+// Memory files kept at most (a window of segments and parts of many
+// streams); past this, ones whose blob the store dropped go first.
+constexpr size_t kMaxFiles = 512;
+constexpr utime_t kSweepEveryUs = kUsPerSecond;
 
 // A parked request looks at its socket this often (a part usually wakes it sooner).
 constexpr utime_t kParkedCheckUs = 250 * kUsPerMs;
@@ -98,10 +109,65 @@ Error HlsMemoryServer::serve_playlist(const HttpRequest& req, HttpResponse* res,
     return res->send(200, "application/vnd.apple.mpegurl", *text);
 }
 
+HlsMemoryServer::~HlsMemoryServer() {
+    for (auto& kv : files_) close(kv.second.fd);
+}
+
+void HlsMemoryServer::drop_expired_files() {
+    for (auto i = files_.begin(); i != files_.end();) {
+        if (!i->second.blob.expired()) {
+            ++i;
+            continue;
+        }
+        close(i->second.fd);
+        i = files_.erase(i);
+    }
+}
+
+int HlsMemoryServer::file_of(const std::string& path, const HlsBlob& blob) {
+    if (blob->size() < kFileFromBytes) return -1;
+    // Files of blobs the store dropped go at the first GET after a second,
+    // so they live about as long as the window that listed them.
+    utime_t now = monotonic_us();
+    if (now - last_sweep_us_ >= kSweepEveryUs) {
+        last_sweep_us_ = now;
+        drop_expired_files();
+    }
+    auto it = files_.find(path);
+    if (it != files_.end()) {
+        if (it->second.blob.lock() == blob) return it->second.fd;
+        close(it->second.fd);  // the path holds new bytes now
+        files_.erase(it);
+    }
+    if (files_.size() >= kMaxFiles) drop_expired_files();
+    if (files_.size() >= kMaxFiles) {
+        close(files_.begin()->second.fd);
+        files_.erase(files_.begin());
+    }
+    int fd = sealed_memory_file("hls", blob->data(), blob->size());
+    if (fd < 0) {
+        srs_warn("HLS %s: no memory file (%s), the bytes are copied", path.c_str(), strerror(errno));
+        return -1;
+    }
+    files_[path] = BlobFile{blob, fd};
+    return fd;
+}
+
 Error HlsMemoryServer::serve_file(const HttpRequest& req, HttpResponse* res, HlsCtxService* hls,
                                   const HlsBlob& blob) {
-    Error err = res->send(200, http_mime_type(req.path), *blob);
-    if (err.ok() && hls && req.method != "HEAD") hls->on_file_sent(req, blob->size());
+    const bool head_only = req.method == "HEAD";
+    int fd = head_only || !res->socket() ? -1 : file_of(root_ + req.path, blob);
+    Error err;
+    if (fd < 0) {
+        err = res->send(200, http_mime_type(req.path), *blob);
+    } else {
+        // The head waits (corked) for the body's pages and leaves with them.
+        TcpCork cork(res->socket());
+        err = res->send_head(200, http_mime_type(req.path), static_cast<int64_t>(blob->size()));
+        uint64_t sent = 0;
+        if (err.ok()) err = send_file_range(res->socket(), fd, 0, blob->size(), nullptr, &sent);
+    }
+    if (err.ok() && hls && !head_only) hls->on_file_sent(req, blob->size());
     return err;
 }
 

@@ -12,6 +12,8 @@
 //   (connection closed) the player went away while parked
 #pragma once
 
+#include <map>
+#include <memory>
 #include <string>
 
 #include "app/http/http_conn.hpp"
@@ -25,6 +27,9 @@ class HlsMemoryServer {
   public:
     // store: not owned, outlives this; root: http_server.dir.
     HlsMemoryServer(HlsMemoryStore* store, std::string root) : store_(store), root_(std::move(root)) {}
+    ~HlsMemoryServer();
+    HlsMemoryServer(const HlsMemoryServer&) = delete;
+    HlsMemoryServer& operator=(const HlsMemoryServer&) = delete;
     // *served false: not in memory, the caller goes on with the disk.
     // hls: the hls_ctx sessions (may be null).
     Error serve(const HttpRequest& req, HttpResponse* res, HlsCtxService* hls, bool* served);
@@ -33,8 +38,20 @@ class HlsMemoryServer {
     Error serve_playlist(const HttpRequest& req, HttpResponse* res, HlsCtxService* hls,
                          std::shared_ptr<HlsPlaylistSlot> slot, const std::string& path);
     Error serve_file(const HttpRequest& req, HttpResponse* res, HlsCtxService* hls, const HlsBlob& blob);
+    // The blob's bytes as a sealed memory file, made at its first GET and
+    // kept while the store keeps the blob: sendfile then hands every client
+    // references to the same pages instead of copying the bytes per request.
+    // -1: no file (small blobs, or the system refused; send the bytes).
+    int file_of(const std::string& path, const HlsBlob& blob);
+    void drop_expired_files();
+    struct BlobFile {
+        std::weak_ptr<const std::string> blob;  // expired: the store dropped it, the file goes too
+        int fd = -1;
+    };
     HlsMemoryStore* store_;
     std::string root_;
+    std::map<std::string, BlobFile> files_;  // by path under the root
+    utime_t last_sweep_us_ = 0;
 };
 
 }  // namespace srs

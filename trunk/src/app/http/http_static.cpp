@@ -16,18 +16,27 @@
 #include "app/http/http_hls_memory.hpp"
 #include "core/log.hpp"
 #include "io/blocking_worker.hpp"
+#include "io/file_sender.hpp"
 
 namespace srs {
 
-// Files are read in pieces of this size; larger files stream piece by piece.
-static const size_t kReadPiece = 64 * 1024;
+namespace {
+// Closes the file when the answer is done, whichever way it ends.
+struct FileCloser {
+    explicit FileCloser(int fd) : fd(fd) {}
+    ~FileCloser() { close(fd); }
+    int fd;
+};
+}  // namespace
 
 HttpStaticHandler::HttpStaticHandler(std::string root, BlockingWorker* worker, LiveContext* live,
                                      HlsMemoryStore* store)
     : root_(std::move(root)), worker_(worker), hls_(live ? new HlsCtxService(live, worker) : nullptr),
       memory_(store ? new HlsMemoryServer(store, root_) : nullptr) {}
 
-HttpStaticHandler::~HttpStaticHandler() = default;
+HttpStaticHandler::~HttpStaticHandler() {
+    if (root_fd_ >= 0) close(root_fd_);
+}
 
 Error HttpStaticHandler::start() { return hls_ ? hls_->start() : Error(); }
 
@@ -67,16 +76,114 @@ ssize_t read_file_piece(BlockingWorker* worker, int fd, char* buf, size_t size, 
 
 bool HttpStaticHandler::match(const HttpRequest& req) const { return req.method == "GET" || req.method == "HEAD"; }
 
-static bool resolve_under(const std::string& root, const std::string& path, std::string* out) {
-    char real_root[PATH_MAX], real_file[PATH_MAX];
-    if (!realpath(root.c_str(), real_root)) return false;
-    std::string joined = std::string(real_root) + path;
+// One realpath per request: the root's own is resolved once and kept (a
+// root that does not exist yet is looked up again on the next request).
+bool HttpStaticHandler::resolve(const std::string& path, std::string* out) {
+    if (real_root_.empty()) {
+        char real_root[PATH_MAX];
+        if (!realpath(root_.c_str(), real_root)) return false;
+        real_root_ = real_root;
+    }
+    char real_file[PATH_MAX];
+    std::string joined = real_root_ + path;
     if (!realpath(joined.c_str(), real_file)) return false;
-    std::string r(real_root), f(real_file);
+    const std::string& r = real_root_;
+    size_t n = strlen(real_file);
     // The resolved file (symlinks followed) must still be inside the root.
-    if (f != r && f.compare(0, r.size() + 1, r + "/") != 0) return false;
-    *out = f;
+    bool inside = (n == r.size() && r.compare(0, n, real_file) == 0) ||
+                  (n > r.size() && real_file[r.size()] == '/' && r.compare(0, r.size(), real_file, r.size()) == 0);
+    if (!inside) return false;
+    out->assign(real_file, n);
     return true;
+}
+
+// Opens a regular file (a folder: its index.html); -1 with *status the
+// answer when there is none to send.
+static int open_regular(std::string* file, const std::string& url_path, struct stat* st, int* status,
+                        std::string* location) {
+    int fd = open(file->c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *status = errno == ENOENT || errno == ENOTDIR ? 404 : 403;
+        return -1;
+    }
+    if (fstat(fd, st) < 0) {
+        close(fd);
+        *status = 403;
+        return -1;
+    }
+    if (S_ISDIR(st->st_mode)) {
+        close(fd);
+        if (url_path.empty() || url_path.back() != '/') {
+            *location = url_path + "/";
+            *status = 301;
+            return -1;
+        }
+        *file += "/index.html";
+        fd = open(file->c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+            if (fd >= 0) close(fd);
+            *status = 404;
+            return -1;
+        }
+        return fd;
+    }
+    if (!S_ISREG(st->st_mode)) {
+        close(fd);
+        *status = 403;
+        return -1;
+    }
+    return fd;
+}
+
+int HttpStaticHandler::open_file(const std::string& url_path, std::string* file, struct stat* st, int* status,
+                                 std::string* location) {
+    if (beneath_ok_ && root_fd_ < 0) root_fd_ = open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (!beneath_ok_ || root_fd_ < 0) {
+        // No openat2, or no root yet: realpath, then the file.
+        *status = 404;
+        if (!resolve(url_path, file)) return -1;
+        return open_regular(file, url_path, st, status, location);
+    }
+    std::string rel = url_path.size() > 1 ? url_path.substr(1) : std::string(".");
+    *file = root_ + url_path;
+    int fd = open_beneath(root_fd_, rel.c_str());
+    if (fd < 0 && errno == ENOSYS) {
+        beneath_ok_ = false;
+        return open_file(url_path, file, st, status, location);
+    }
+    if (fd < 0) {
+        // EXDEV/ELOOP: a symlink or path that would leave the root, as missing.
+        *status = errno == EACCES || errno == EPERM ? 403 : 404;
+        return -1;
+    }
+    if (fstat(fd, st) < 0) {
+        close(fd);
+        *status = 403;
+        return -1;
+    }
+    if (S_ISDIR(st->st_mode)) {
+        close(fd);
+        if (url_path.empty() || url_path.back() != '/') {
+            *location = url_path + "/";
+            *status = 301;
+            return -1;
+        }
+        rel += "/index.html";
+        *file += "index.html";
+        fd = open_beneath(root_fd_, rel.c_str());
+        if (fd < 0 || fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+            if (fd >= 0) close(fd);
+            *status = 404;
+            return -1;
+        }
+        return fd;
+    }
+    if (!S_ISREG(st->st_mode)) {
+        close(fd);
+        *status = 403;
+        return -1;
+    }
+    return fd;
 }
 
 Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
@@ -86,38 +193,36 @@ Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
         if (served) return err;
     }
     std::string file;
-    bool found = resolve_under(root_, req.path, &file);
-    struct stat st;
-    if (found && stat(file.c_str(), &st) < 0) found = false;
     bool playlist = ends_with(req.path, ".m3u8");
     if (playlist) {
         res->head().set("Cache-Control", "no-cache");
         if (hls_) {
+            // hls_ctx sessions need the playlist's real path.
             bool served = false;
-            bool regular = found && S_ISREG(st.st_mode);
+            struct stat pst;
+            bool regular = resolve(req.path, &file) && stat(file.c_str(), &pst) == 0 && S_ISREG(pst.st_mode);
             Error err = hls_->serve_playlist(req, res, regular ? file : std::string(), &served);
             if (served) return err;
         }
     }
-    if (!found) return res->send_error(404);
-    if (S_ISDIR(st.st_mode)) {
-        if (req.path.empty() || req.path.back() != '/') {
-            res->head().set("Location", req.path + "/");
+    struct stat st;
+    int status = 0;
+    std::string location;
+    int fd = open_file(req.path, &file, &st, &status, &location);
+    if (fd < 0) {
+        if (status == 301) {
+            res->head().set("Location", location);
             return res->send(301, "text/plain", "");
         }
-        file += "/index.html";
-        if (stat(file.c_str(), &st) < 0 || !S_ISREG(st.st_mode)) return res->send_error(404);
+        return res->send_error(status);
     }
-    if (!S_ISREG(st.st_mode)) return res->send_error(403);
-    int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return res->send_error(403);
+    FileCloser closer(fd);
 
     uint64_t size = static_cast<uint64_t>(st.st_size);
     uint64_t start = 0, end = size ? size - 1 : 0;
-    int status = 200;
+    status = 200;
     if (const std::string* range = req.header("Range")) {
         if (!parse_http_range(*range, size, &start, &end)) {
-            close(fd);
             res->head().set("Content-Range", "bytes */" + std::to_string(size));
             return res->send_error(416);
         }
@@ -126,46 +231,26 @@ Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
                         "bytes " + std::to_string(start) + "-" + std::to_string(end) + "/" + std::to_string(size));
     }
     uint64_t length = size ? end - start + 1 : 0;
-    uint64_t sent = 0;
     res->head().set("Accept-Ranges", "bytes");
-    // The head goes out with the body's first piece in one write: alone, it
-    // meets Nagle and the peer's delayed ACK, which holds the body back
-    // ~40 ms on a keep-alive connection (every playlist and segment a
-    // player fetches again).
-    Error err;
-    std::string piece(std::min<uint64_t>(kReadPiece, std::max<uint64_t>(length, 1)), '\0');
-    uint64_t left = req.method == "HEAD" ? 0 : length, offset = start;
-    bool head_out = false;
-    while (err.ok() && (left > 0 || !head_out)) {
-        size_t n = 0;
-        if (left > 0) {
-            size_t want = left < piece.size() ? static_cast<size_t>(left) : piece.size();
-            bool blocked = false;
-            ssize_t got = read_file_piece(worker_, fd, &piece[0], want, static_cast<off_t>(offset), &blocked);
-            if (got <= 0) {
-                err = SRS_ERR(kErrorFileRead, "read %s at %llu", file.c_str(), (unsigned long long)offset);
-                if (!head_out) {
-                    // Nothing went out yet: the client gets a 500, the log the reason.
-                    srs_warn("HTTP %s: %s", req.path.c_str(), err.summary().c_str());
-                    err.ignore();
-                    close(fd);
-                    return res->send_error(500);
-                }
-                break;
-            }
-            n = static_cast<size_t>(got);
-        }
-        if (!head_out) {
-            err = res->send_head(status, http_mime_type(file), static_cast<int64_t>(length), piece.data(), n);
-            head_out = true;
-        } else {
-            err = res->socket()->write(piece.data(), n);
-        }
-        if (err.ok()) sent += n;
-        left -= n;
-        offset += n;
+    if (req.method == "HEAD" || length == 0 || !res->socket()) {
+        return res->send_head(status, http_mime_type(file), static_cast<int64_t>(length));
     }
-    close(fd);
+    // The head is corked until the body's bytes join it: alone, it meets
+    // Nagle and the peer's delayed ACK, which holds the body back ~40 ms on
+    // a keep-alive connection (every playlist and segment a player fetches
+    // again). The body goes from the page cache with sendfile.
+    uint64_t sent = 0;
+    Error err;
+    {
+        TcpCork cork(res->socket());
+        err = res->send_head(status, http_mime_type(file), static_cast<int64_t>(length));
+        if (err.ok()) err = send_file_range(res->socket(), fd, start, length, worker_, &sent);
+    }
+    if (!err.ok() && err.code() == kErrorFileRead) {
+        // The head promised a length the file no longer has: the connection
+        // closes (the caller drops it on the error), the log says why.
+        srs_warn("HTTP %s: %s", req.path.c_str(), err.summary().c_str());
+    }
     // A segment of an HLS session: its bytes are the session's.
     if (hls_ && !playlist && sent > 0) hls_->on_file_sent(req, sent);
     return err;

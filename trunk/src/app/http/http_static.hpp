@@ -1,13 +1,16 @@
 // Static files under http_server.dir: MIME types, index.html for
 // directories, single Range requests. No path leaves the root: the parser
 // already refuses ".." that would climb out, and symlinks are resolved and
-// checked against the root here. File data comes from the page cache
-// without blocking (preadv2 RWF_NOWAIT); what is not cached is read by the
-// blocking worker's thread, so a cold disk never stalls the other clients.
+// checked against the root here (one realpath per request). File data goes
+// from the page cache to the socket with sendfile (io/file_sender.hpp); a
+// piece not cached is read ahead by the blocking worker's thread first, so a
+// cold disk does not stall the other clients.
 #pragma once
 
 #include <memory>
 #include <string>
+
+#include <sys/stat.h>
 
 #include "app/http/http_conn.hpp"
 
@@ -40,7 +43,17 @@ class HttpStaticHandler : public HttpHandler {
     Error serve(const HttpRequest& req, HttpResponse* res) override;
 
   private:
+    // path under the root, symlinks resolved; false when missing or outside.
+    bool resolve(const std::string& path, std::string* out);
+    // The file to send for a URL path, opened beneath the root (a folder:
+    // its index.html); -1 with *status the answer (404, 403, 301 with
+    // *location) when there is none. *file: its path, for the MIME type and logs.
+    int open_file(const std::string& url_path, std::string* file, struct stat* st, int* status,
+                  std::string* location);
     std::string root_;
+    std::string real_root_;  // root_ resolved once (empty until it exists)
+    int root_fd_ = -1;       // the root folder (O_PATH), for open_beneath; -1 until it exists
+    bool beneath_ok_ = true;  // false: the kernel has no openat2, realpath it is
     BlockingWorker* worker_;
     std::unique_ptr<HlsCtxService> hls_;
     std::unique_ptr<HlsMemoryServer> memory_;
