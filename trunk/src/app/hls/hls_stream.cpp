@@ -158,9 +158,33 @@ Error HlsStream::on_frame(bool video, uint32_t timestamp, bool keyframe, bool se
     if (Error err = mp4_frame_from_flv(video ? kFlvTagVideo : kFlvTagAudio, timestamp, body, n, &frame); !err.ok()) {
         return SRS_WRAP(err, "fmp4 frame");
     }
+    if (frame.unsupported) note_unsupported_fmp4_codec(video, body, n);
     if (frame.kind == Mp4FlvFrame::kVideoSample && mp4_ && mp4_->has_video()) return mp4_->add_video(frame.sample);
     if (frame.kind == Mp4FlvFrame::kAudioSample && mp4_ && mp4_->has_audio()) return mp4_->add_audio(frame.sample);
     return Error();
+}
+
+// fMP4 carries H.264/H.265 and AAC/Opus only (MP3 stays on MPEG-TS, as the
+// docs say): a track in another codec is left out, said once per publish.
+void HlsStream::note_unsupported_fmp4_codec(bool video, const uint8_t* body, size_t n) {
+    bool& noted = unsupported_noted_[video ? 1 : 0];
+    if (noted) return;
+    noted = true;
+    std::string codec = "an unknown codec";
+    if (video) {
+        VideoPacketInfo info;
+        Error err = parse_video_packet(body, n, &info);
+        if (err.ok()) codec = video_codec_name(info.codec);
+        err.ignore();  // the frame parsed before it got here
+    } else {
+        AudioPacketInfo info;
+        Error err = parse_audio_packet(body, n, &info);
+        if (err.ok()) codec = audio_codec_name(info.codec);
+        err.ignore();
+    }
+    srs_warn("hls %s/%s/%s: fmp4 does not carry %s %s; its segments go without that track (MPEG-TS does: "
+             "hls_use_fmp4 off)", state_->vhost.c_str(), state_->app.c_str(), state_->stream.c_str(),
+             video ? "video" : "audio", codec.c_str());
 }
 
 Error HlsStream::on_sequence_header(bool video, uint32_t timestamp, const uint8_t* body, size_t n) {
