@@ -19,6 +19,7 @@
 #include "app/hls/hls_path.hpp"
 #include "app/hls/hls_playlist.hpp"
 #include "app/hls/hls_sink.hpp"
+#include "app/hls/hls_ts_floor.hpp"
 #include "app/live/live_bridge.hpp"
 #include "core/clock.hpp"
 #include "kernel/mp4/mp4_muxer.hpp"
@@ -158,6 +159,9 @@ class HlsStream : public LiveSourceBridge {
     int64_t part_start_ms_ = 0;
     int64_t last_frame_ms_[2] = {-1, -1};  // audio, video
     int64_t frame_interval_ms_[2] = {0, 0};
+    // hls_ts_floor: the numbering, and the open segment's number.
+    HlsTsFloor ts_floor_;
+    int64_t seg_floor_ = 0;
     bool unsupported_noted_[2] = {false, false};  // audio, video: fMP4 left a codec out, logged
     // hls_keys.
     HlsKey key_;
