@@ -124,6 +124,8 @@ def start(srs):
              f"  http_remux {{\n    enabled on;\n    mount [vhost]/[app]/[stream].ts;\n  }}\n}}\n")
     conf += f"vhost fmp4.test {{\n  hls {{\n{hls}    hls_use_fmp4 on;\n  }}\n}}\n"
     conf += f"vhost mp3.test {{\n  hls {{\n{hls}    hls_acodec mp3;\n    hls_vcodec vn;\n  }}\n}}\n"
+    conf += (f"vhost floor.test {{\n  hls {{\n{hls}    hls_ts_floor on;\n"
+             f"    hls_ts_file [app]/[stream]-[timestamp].ts;\n  }}\n}}\n")
     srs.write_conf(conf)
     srs.start()
     assert wait_until(lambda: can_connect(srs.http_port), 5), srs.log()[-2000:]
@@ -255,12 +257,14 @@ def test_h265_as_ts_hls_fmp4_hls_and_http_ts(srs, h265_media, tmp_path):
         assert r.returncode == 0 and "error" not in r.stderr.lower(), r.stderr[-2000:]
 
 
-def test_mp3_as_ts_hls_and_fmp4_without_it(srs, mp3_media):
+def test_mp3_as_ts_hls_fmp4_without_it_and_ts_floor(srs, mp3_media):
     av, audio = mp3_media
     start(srs)
     rtmp = f"rtmp://127.0.0.1:{srs.rtmp_port}/live"
     pubs = [Publisher(av, f"{rtmp}/mp3av", loop=False), Publisher(audio, f"{rtmp}?vhost=mp3.test/mp3", loop=False),
-            Publisher(av, f"{rtmp}?vhost=fmp4.test/mp3f", loop=False)]
+            Publisher(av, f"{rtmp}?vhost=fmp4.test/mp3f", loop=False),
+            Publisher(av, f"{rtmp}?vhost=floor.test/floor", loop=False)]
+    started_ms = time.time() * 1000
     try:
         for p in pubs:
             p.wait(SECONDS + 15)
@@ -294,6 +298,16 @@ def test_mp3_as_ts_hls_and_fmp4_without_it(srs, mp3_media):
     steps = [b - a for a, b in zip(pts, pts[1:])]
     assert len(pts) >= 0.9 * SECONDS * 44100 / 1152, len(pts)
     assert all(abs(s - 1152 / 44100) <= 0.0015 for s in steps), sorted(set(round(s, 4) for s in steps))
+
+    # hls_ts_floor: [timestamp] counts 2 s fragments of the wall clock, from
+    # one below the clock's at the first segment, one up per segment.
+    floor_m3u8 = srs.workdir / "live" / "floor.m3u8"
+    assert wait_until(lambda: floor_m3u8.exists() and floor_m3u8.read_text().count("#EXTINF") >= 3, 5)
+    pl = check_rfc8216(floor_m3u8.read_text())
+    numbers = [int(seg.uri[len("floor-"):-len(".ts")]) for seg in pl.segments]
+    assert numbers == list(range(numbers[0], numbers[0] + len(numbers))), numbers
+    assert abs(numbers[0] - (int(started_ms // 2000) - 1)) <= 1, (numbers, started_ms)
+    assert codecs_of(probe_format(str(vod_copy(floor_m3u8, "floor-vod.m3u8")))) == {"video": "h264", "audio": "mp3"}
 
     # fMP4 does not carry MP3: the segments are video only, and the log says why.
     info = probe_format(str(vod_copy(fmp4_m3u8, "mp3f-vod.m3u8")))
