@@ -3,8 +3,8 @@
 H.265: Debian 12's ffmpeg (5.1) cannot publish HEVC over RTMP, so an MP4
 that libx265 wrote is turned into Enhanced RTMP tags ('hvc1' FourCC,
 test_muxers_ts.mp4_to_enhanced_flv) and published by rtmp_raw in real
-time. The server writes classic HLS (MPEG-TS) on one vhost and fMP4 HLS on
-another, and serves HTTP-TS; ffprobe reads each, and the packets of our HLS
+time (and as SRS's legacy FLV codec id 12). The server writes classic HLS
+(MPEG-TS) on one vhost and fMP4 HLS on another, and serves HTTP-TS; ffprobe reads each, and the packets of our HLS
 are compared with ffmpeg's own HLS muxer given the same MP4.
 
 MP3: ffmpeg publishes H.264 + MP3 (libmp3lame) and an MP3-only stream.
@@ -76,6 +76,21 @@ def read_flv_tags(path: Path):
         tags.append((kind, ms, data[pos + 11:pos + 11 + size]))
         pos += 11 + size + 4
     return tags
+
+
+def legacy_hevc_tags(tags):
+    """The same H.265 as SRS's legacy FLV codec id 12 (an AVC-style header:
+    packet type 0 with the hvcC, 1 with the frame and its composition time)."""
+    out = []
+    for kind, ms, body in tags:
+        if kind == 9 and body[1:5] == b"hvc1":
+            frame_type, packet_type = (body[0] >> 4) & 0x07, body[0] & 0x0F
+            if packet_type == 0:
+                body = bytes([frame_type << 4 | 12, 0, 0, 0, 0]) + body[5:]
+            else:
+                body = bytes([frame_type << 4 | 12, 1]) + body[5:]  # the 3-byte composition time follows
+        out.append((kind, ms, body))
+    return out
 
 
 class FlvTagPublisher:
@@ -206,10 +221,11 @@ def test_h265_as_ts_hls_fmp4_hls_and_http_ts(srs, h265_media, tmp_path):
     tags = read_flv_tags(flv)
     assert tags[0][2][:5] == b"\x90hvc1", "the FLV starts with the Enhanced RTMP hvcC"
     pubs = [FlvTagPublisher(srs.rtmp_port, "h265", tags),
-            FlvTagPublisher(srs.rtmp_port, "h265f?vhost=fmp4.test", tags)]
+            FlvTagPublisher(srs.rtmp_port, "h265f?vhost=fmp4.test", tags),
+            FlvTagPublisher(srs.rtmp_port, "h265legacy", legacy_hevc_tags(tags))]
     try:
         # HTTP-TS while it is live: ffprobe reads HEVC and AAC from the stream.
-        assert wait_until(lambda: srs.log().count(" published by ") >= 2, 10), srs.log()[-3000:]
+        assert wait_until(lambda: srs.log().count(" published by ") >= 3, 10), srs.log()[-3000:]
         time.sleep(1)
         info = probe_format(f"http://127.0.0.1:{srs.http_port}/live/h265.ts", ["-read_intervals", "%+2"])
         assert codecs_of(info) == {"video": "hevc", "audio": "aac"}, (info, srs.log()[-2000:])
@@ -221,6 +237,7 @@ def test_h265_as_ts_hls_fmp4_hls_and_http_ts(srs, h265_media, tmp_path):
         for p in pubs:
             p.stop()
     ts_m3u8 = wait_listed(srs, "h265", "h265-3.ts")
+    legacy_m3u8 = wait_listed(srs, "h265legacy", "h265legacy-3.ts")
     fmp4_m3u8 = wait_listed(srs, "h265f", "h265f-3.m4s")
     assert "bad video" not in srs.log() and "error" not in srs.log().lower(), srs.log()[-3000:]
 
@@ -255,6 +272,12 @@ def test_h265_as_ts_hls_fmp4_hls_and_http_ts(srs, h265_media, tmp_path):
         r = subprocess.run(["ffmpeg", "-hide_banner", "-v", "error", "-i", str(vod), "-f", "null", "-"],
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 0 and "error" not in r.stderr.lower(), r.stderr[-2000:]
+    # SRS's legacy codec id 12 gives the same segments' media as Enhanced RTMP.
+    legacy_vod = vod_copy(legacy_m3u8, "h265legacy-vod.m3u8")
+    info = probe_format(str(legacy_vod))
+    assert codecs_of(info) == {"video": "hevc", "audio": "aac"}, info
+    assert float(info["format"]["duration"]) >= 0.9 * SECONDS, info
+    assert packets(legacy_vod) == packets(ts_m3u8.parent / "h265-vod.m3u8")
 
 
 def test_mp3_as_ts_hls_fmp4_without_it_and_ts_floor(srs, mp3_media):
