@@ -4,21 +4,21 @@ H.265: Debian 12's ffmpeg (5.1) cannot publish HEVC over RTMP, so an MP4
 that libx265 wrote is turned into Enhanced RTMP tags ('hvc1' FourCC,
 test_muxers_ts.mp4_to_enhanced_flv) and published by rtmp_raw in real
 time (and as SRS's legacy FLV codec id 12). The server writes classic HLS
-(MPEG-TS) on one vhost and fMP4 HLS on another, and serves HTTP-TS; ffprobe reads each, and the packets of our HLS
-are compared with ffmpeg's own HLS muxer given the same MP4.
+(MPEG-TS) on one vhost and fMP4 HLS on another, and serves HTTP-TS;
+ffprobe reads each, and the packets of our HLS are compared with ffmpeg's
+own HLS muxer given the same MP4.
 
 MP3: ffmpeg publishes H.264 + MP3 (libmp3lame) and an MP3-only stream.
 Classic HLS carries MP3 (stream_type 3 in the PMT); fMP4 HLS does not carry
 MP3 (the reference shows no SRS fMP4 with MP3, and neither do we): its
-segments are video only, with a log line."""
-import json
+segments are video only, with a log line. hls_ts_floor's segment names
+are checked on a live stream too."""
 import struct
 import subprocess
 import threading
 import time
 from pathlib import Path
 
-import m3u8
 import pytest
 
 from conftest import can_connect, free_port, wait_until
