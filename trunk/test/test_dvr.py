@@ -240,6 +240,7 @@ def test_kill_during_recording_then_recovered_at_restart(srs_factory, media, hoo
     assert codecs == {"video": "h264", "audio": "aac"}
     assert duration >= 10, duration
     assert not (rec / "crash.mp4").exists()
+    tmp_bytes_before = tmp.read_bytes()[:4096]
 
     second = srs_factory("second")
     second.start(conf_with(second, vhosts, hooks))
@@ -250,6 +251,14 @@ def test_kill_during_recording_then_recovered_at_restart(srs_factory, media, hoo
     assert "recovered" in second.log()
     codecs, duration, score = probe(final)
     assert codecs == {"video": "h264", "audio": "aac"} and duration >= 10 and score >= 90, (codecs, duration)
+    # The moov said 0 (its durations are written at a clean close); the
+    # recovery wrote the kept fragments' time into it, and ffprobe's
+    # duration is that one.
+    assert mvhd_duration(tmp_bytes_before) == (0, 1000)
+    moov_duration, timescale = mvhd_duration(final.read_bytes())
+    assert moov_duration / timescale >= 10, (moov_duration, timescale)
+    assert abs(moov_duration / timescale - duration) <= 0.1, (moov_duration, duration)
+    assert f"fragments, {moov_duration / timescale:.3f} s" in second.log(), second.log()[-2000:]
     codecs, duration, score = probe(flv_final)
     assert codecs == {"video": "h264", "audio": "aac"} and duration >= 10 and score >= 90, (codecs, duration)
     data = flv_final.read_bytes()

@@ -1,7 +1,8 @@
 // libFuzzer target for kernel/mp4's parsers: the box walker (every box inside
 // the input and inside its parent, the same top-level boxes with and without
 // partial tails allowed, a rewrite with Mp4BoxWriter walking back the same),
-// the recovery scan (a prefix that ends on a box boundary of the input), and
+// the recovery scan (a prefix that ends on a box boundary of the input, and
+// the moov duration patches inside it, the same on a rescan), and
 // the OpusHead parser (whose result, written as dOps, must walk back).
 #include <cstddef>
 #include <cstdint>
@@ -95,6 +96,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                      },
                                      &again);
         if (!ea.ok() || again.length != rec.length || again.fragments != rec.fragments || again.truncated) abort();
+        // The moov durations it would patch lie in the kept prefix, and the rescan patches the same.
+        if (again.duration_ms != rec.duration_ms || again.patches.size() != rec.patches.size()) abort();
+        for (size_t i = 0; i < rec.patches.size(); i++) {
+            const Mp4Patch& p = rec.patches[i];
+            if (p.offset + p.bytes.size() > rec.length || (p.bytes.size() != 4 && p.bytes.size() != 8)) abort();
+            if (p.offset != again.patches[i].offset || p.bytes != again.patches[i].bytes) abort();
+        }
+        if (!rec.patches.empty() && rec.duration_ms < 0) abort();
     }
 
     OpusConfig opus;

@@ -527,8 +527,9 @@ std::vector<DirectiveSpec> build_table() {
         Str("vhost.hls.hls_ts_file", "[app]/[stream]-[seq].ts", kLive, "Segment path under hls_path; also "
                                                                              "[seq] [duration] [timestamp] [2006] "
                                                                              "[01] [02] [15] [04] [05] [999]."),
-        Bool("vhost.hls.hls_ts_floor", "off", kLive, "[timestamp] in hls_ts_file is the wall clock divided "
-                                                            "by hls_fragment."),
+        Bool("vhost.hls.hls_ts_floor", "off", kLive, "[timestamp] in hls_ts_file counts hls_fragments of the "
+                                                            "wall clock, one up per segment; cuts are steered to "
+                                                            "follow the clock."),
         Str("vhost.hls.hls_entry_prefix", "", kLive, "URL put before each segment's name in the playlist; "
                                                             "empty: names relative to the playlist."),
         Enum("vhost.hls.hls_acodec", "aac", "aac|mp3|an", kLive, "Audio codec the PMT names before the "

@@ -474,7 +474,8 @@ inline constexpr VhostKey<std::string> vhost_hls_hls_m3u8_file{"vhost.hls.hls_m3
 // [02] [15] [04] [05] [999].
 inline constexpr VhostKey<std::string> vhost_hls_hls_ts_file{"vhost.hls.hls_ts_file"};
 
-// vhost.hls.hls_ts_floor: [timestamp] in hls_ts_file is the wall clock divided by hls_fragment.
+// vhost.hls.hls_ts_floor: [timestamp] in hls_ts_file counts hls_fragments of the wall clock, one up
+// per segment; cuts are steered to follow the clock.
 inline constexpr VhostKey<bool> vhost_hls_hls_ts_floor{"vhost.hls.hls_ts_floor"};
 
 // vhost.hls.hls_entry_prefix: URL put before each segment's name in the playlist; empty: names

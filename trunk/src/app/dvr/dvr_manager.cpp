@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+
 #include "app/dvr/dvr_recorder.hpp"
 #include "app/dvr/dvr_recovery.hpp"
 #include "app/hooks/http_hooks.hpp"
@@ -66,8 +68,9 @@ void DvrManager::recover() {
                 err.ignore();
                 continue;
             }
-            std::string what = r.fragments ? std::to_string(r.fragments) + " fragments"
-                                           : std::to_string(r.duration_ms / 1000.0) + " s";
+            char seconds[32];
+            snprintf(seconds, sizeof(seconds), "%.3f s", r.duration_ms < 0 ? 0.0 : r.duration_ms / 1000.0);
+            std::string what = r.fragments ? std::to_string(r.fragments) + " fragments, " + seconds : seconds;
             srs_trace("dvr: recovered %s left by a crash: %llu bytes kept, %llu cut, %s", r.path.c_str(),
                       (unsigned long long)r.bytes, (unsigned long long)r.cut_bytes, what.c_str());
             DvrStreamName name{vhost, "", ""};

@@ -145,6 +145,12 @@ Error recover_open(int fd, const std::string& tmp_path, DvrRecovered* out) {
         }
         keep = r.length;
         out->fragments = r.fragments;
+        // The moov's durations were 0 (written at a clean close): the kept fragments' time.
+        for (const Mp4Patch& p : r.patches) {
+            if (p.offset + p.bytes.size() > keep) continue;
+            if (Error err = pwrite_all(fd, p.offset, p.bytes); err.failed()) return SRS_WRAP(err, "moov duration");
+        }
+        out->duration_ms = r.duration_ms;
     } else {
         uint64_t duration_at = 0, filesize_at = 0;
         if (Error err = scan_flv(fd, size, &keep, &out->duration_ms, &duration_at, &filesize_at); err.failed()) {

@@ -7,8 +7,10 @@
 // template could have made is a leftover (other files are not touched).
 //
 // What: an MP4 is cut to the end of its last whole fragment
-// (kernel/mp4/mp4_recovery); one without a complete init segment is left
-// as it is, with a log line. An FLV is cut to its last whole tag and its
+// (kernel/mp4/mp4_recovery) and the moov's durations (mvhd, tkhd, mdhd,
+// mehd: 0 until a clean close) are patched to what the kept fragments
+// cover; one without a complete init segment is left as it is, with a log
+// line. An FLV is cut to its last whole tag and its
 // onMetaData duration and filesize are patched when the file has ours.
 // Then the file is renamed to <name>; the caller reports it (log, on_dvr).
 // A leftover another process is still writing (it holds the file's flock,
@@ -33,7 +35,7 @@ std::vector<std::string> dvr_find_leftovers(const std::string& tmpl, size_t max_
 
 struct DvrRecovered {
     std::string path;          // the final name
-    int64_t duration_ms = -1;  // FLV: from its tags; MP4: -1 (not computed)
+    int64_t duration_ms = -1;  // FLV: from its tags; MP4: from its fragments (-1: unknown)
     uint64_t bytes = 0;        // kept
     uint64_t cut_bytes = 0;    // dropped from the end
     uint32_t fragments = 0;    // MP4

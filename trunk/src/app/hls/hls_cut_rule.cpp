@@ -4,13 +4,13 @@ namespace srs {
 
 bool hls_video_cut_due(const HlsCutOptions& o, int64_t duration_ms, bool keyframe) {
     if (duration_ms < kHlsMinCutMs) return false;
-    if (duration_ms < static_cast<int64_t>(o.fragment_s * o.td_ratio * 1000)) return false;
+    if (duration_ms < static_cast<int64_t>(o.fragment_s * o.td_ratio * 1000) + o.slack_ms) return false;
     return keyframe || !o.wait_keyframe;
 }
 
 bool hls_audio_cut_due(const HlsCutOptions& o, int64_t duration_ms) {
     if (duration_ms < kHlsMinCutMs) return false;
-    return duration_ms >= static_cast<int64_t>(o.fragment_s * o.aof_ratio * 1000);
+    return duration_ms >= static_cast<int64_t>(o.fragment_s * o.aof_ratio * 1000) + o.slack_ms;
 }
 
 bool HlsCodecTracker::on_sequence_header(bool video, const uint8_t* data, size_t n) {

@@ -27,6 +27,7 @@ struct HlsCutOptions {
     double td_ratio = 1.0;
     double aof_ratio = 2.1;
     bool wait_keyframe = true;
+    int64_t slack_ms = 0;  // added to both cut lengths (hls_ts_floor's steering, hls_ts_floor.hpp)
 };
 
 // duration_ms: from the segment's first frame to the frame at hand.

@@ -43,7 +43,8 @@ void HlsStreamState::dispose() {
 HlsStream::HlsStream(HlsStreamConfig config, std::shared_ptr<HlsStreamState> state, HlsStreamEvents* events,
                      int64_t (*clock_ms)())
     : config_(std::move(config)), state_(std::move(state)), events_(events),
-      clock_ms_(clock_ms ? clock_ms : wall_clock_ms) {
+      clock_ms_(clock_ms ? clock_ms : wall_clock_ms),
+      ts_floor_(static_cast<int64_t>(config_.cut.fragment_s * 1000)) {
     playlist_.version = config_.fmp4 ? 7 : 3;
     playlist_.fragment_s = config_.cut.fragment_s;
     playlist_.td_ratio = config_.cut.td_ratio;
@@ -79,7 +80,8 @@ HlsPathVars HlsStream::vars(int64_t seq, int64_t duration_ms) const {
     v.duration_ms = duration_ms;
     v.wall_ms = clock_ms_();
     int64_t fragment_ms = static_cast<int64_t>(config_.cut.fragment_s * 1000);
-    v.timestamp = (config_.ts_floor && fragment_ms > 0) ? v.wall_ms / fragment_ms : v.wall_ms;
+    // hls_ts_floor: the open segment's floor number (hls_ts_floor.hpp).
+    v.timestamp = (config_.ts_floor && fragment_ms > 0) ? seg_floor_ : v.wall_ms;
     return v;
 }
 
@@ -125,8 +127,9 @@ Error HlsStream::on_frame(bool video, uint32_t timestamp, bool keyframe, bool se
     if (video) seen_video_ = true;
     if (open_) {
         const int64_t duration = dts - seg_start_ms_;
-        bool cut = video ? hls_video_cut_due(config_.cut, duration, keyframe)
-                         : hls_audio_cut_due(config_.cut, duration);
+        HlsCutOptions cut_rule = config_.cut;
+        if (config_.ts_floor) cut_rule.slack_ms = ts_floor_.cut_slack_ms();
+        bool cut = video ? hls_video_cut_due(cut_rule, duration, keyframe) : hls_audio_cut_due(cut_rule, duration);
         if (cut) {
             if (Error err = close_segment(dts); !err.ok()) return SRS_WRAP(err, "close segment %lld",
                                                                            (long long)seg_.seq);
@@ -158,9 +161,33 @@ Error HlsStream::on_frame(bool video, uint32_t timestamp, bool keyframe, bool se
     if (Error err = mp4_frame_from_flv(video ? kFlvTagVideo : kFlvTagAudio, timestamp, body, n, &frame); !err.ok()) {
         return SRS_WRAP(err, "fmp4 frame");
     }
+    if (frame.unsupported) note_unsupported_fmp4_codec(video, body, n);
     if (frame.kind == Mp4FlvFrame::kVideoSample && mp4_ && mp4_->has_video()) return mp4_->add_video(frame.sample);
     if (frame.kind == Mp4FlvFrame::kAudioSample && mp4_ && mp4_->has_audio()) return mp4_->add_audio(frame.sample);
     return Error();
+}
+
+// fMP4 carries H.264/H.265 and AAC/Opus only (MP3 stays on MPEG-TS, as the
+// docs say): a track in another codec is left out, said once per publish.
+void HlsStream::note_unsupported_fmp4_codec(bool video, const uint8_t* body, size_t n) {
+    bool& noted = unsupported_noted_[video ? 1 : 0];
+    if (noted) return;
+    noted = true;
+    std::string codec = "an unknown codec";
+    if (video) {
+        VideoPacketInfo info;
+        Error err = parse_video_packet(body, n, &info);
+        if (err.ok()) codec = video_codec_name(info.codec);
+        err.ignore();  // the frame parsed before it got here
+    } else {
+        AudioPacketInfo info;
+        Error err = parse_audio_packet(body, n, &info);
+        if (err.ok()) codec = audio_codec_name(info.codec);
+        err.ignore();
+    }
+    srs_warn("hls %s/%s/%s: fmp4 does not carry %s %s; its segments go without that track (MPEG-TS does: "
+             "hls_use_fmp4 off)", state_->vhost.c_str(), state_->app.c_str(), state_->stream.c_str(),
+             video ? "video" : "audio", codec.c_str());
 }
 
 Error HlsStream::on_sequence_header(bool video, uint32_t timestamp, const uint8_t* body, size_t n) {
@@ -237,6 +264,14 @@ Error HlsStream::start_key(HlsSegmentEntry* entry, int64_t seq) {
 }
 
 Error HlsStream::open_segment(int64_t dts) {
+    if (config_.ts_floor) {
+        seg_floor_ = ts_floor_.next(clock_ms_());
+        if (ts_floor_.jumped()) {
+            srs_warn("hls %s/%s: hls_ts_floor numbering restarts at %lld (the segments drifted more than %lld "
+                     "fragments from the clock)", state_->app.c_str(), state_->stream.c_str(),
+                     static_cast<long long>(seg_floor_), static_cast<long long>(kHlsFloorJumpPieces));
+        }
+    }
     if (config_.fmp4 && (init_due_ || !mp4_)) {
         if (Error err = write_init(); !err.ok()) return err;
     }

@@ -19,6 +19,7 @@
 #include "app/hls/hls_path.hpp"
 #include "app/hls/hls_playlist.hpp"
 #include "app/hls/hls_sink.hpp"
+#include "app/hls/hls_ts_floor.hpp"
 #include "app/live/live_bridge.hpp"
 #include "core/clock.hpp"
 #include "kernel/mp4/mp4_muxer.hpp"
@@ -108,6 +109,7 @@ class HlsStream : public LiveSourceBridge {
 
   private:
     Error on_sequence_header(bool video, uint32_t timestamp, const uint8_t* body, size_t n);
+    void note_unsupported_fmp4_codec(bool video, const uint8_t* body, size_t n);
     Error open_segment(int64_t dts);
     Error close_segment(int64_t end_dts);
     Error append(const std::string& bytes);
@@ -157,6 +159,10 @@ class HlsStream : public LiveSourceBridge {
     int64_t part_start_ms_ = 0;
     int64_t last_frame_ms_[2] = {-1, -1};  // audio, video
     int64_t frame_interval_ms_[2] = {0, 0};
+    // hls_ts_floor: the numbering, and the open segment's number.
+    HlsTsFloor ts_floor_;
+    int64_t seg_floor_ = 0;
+    bool unsupported_noted_[2] = {false, false};  // audio, video: fMP4 left a codec out, logged
     // hls_keys.
     HlsKey key_;
     bool have_key_ = false;

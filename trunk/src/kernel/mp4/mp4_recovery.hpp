@@ -7,16 +7,26 @@
 // ("error reading header"). Truncating the file to the end of its last
 // complete fragment makes every such file playable, up to that fragment.
 //
-// Sans-IO: the caller gives its positioned read (pread on the file); only
-// the 16 bytes of each top-level box header are read, so a recording of
-// gigabytes costs one read per fragment.
+// The moov of such a file says duration 0 (the durations are written at a
+// clean close), so players show the length they guess. The scan also reads
+// the moov and every kept moof whole (both are small: the index of the
+// samples, not the samples) and works out each track's time from its
+// fragments (tfdt + the trun sample durations, or tfhd/trex defaults); the
+// result is a set of patches for mvhd, tkhd, mdhd and mehd, as the muxer's
+// finish() would have written them.
+//
+// Sans-IO: the caller gives its positioned read (pread on the file); the
+// 16 bytes of each top-level box header are read, and the moov and moof
+// boxes, so a recording of gigabytes costs two reads per fragment.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "core/error.hpp"
+#include "kernel/mp4/mp4_muxer.hpp"
 
 namespace srs {
 
@@ -28,7 +38,16 @@ struct Mp4Recovery {
     uint32_t fragments = 0;  // complete fragments within length
     bool has_moov = false;
     bool truncated = false;  // length < file_size: something after it is cut short or not a fragment
+    // From the kept fragments: the movie's duration (ms; -1 when the moov or
+    // the fragments could not be read), and the patches that write it (and
+    // each track's) into the moov. Empty when there is nothing to patch.
+    int64_t duration_ms = -1;
+    std::vector<Mp4Patch> patches;
 };
+
+// moov and moof boxes larger than this are not read (a moov of ours is a few
+// hundred bytes, a moof of one second ~ 1 KB): the durations stay unpatched.
+constexpr uint64_t kMp4RecoveryMaxIndexBox = 16 * 1024 * 1024;
 
 // Walks the top-level boxes of a file of file_size bytes. Errors are only the
 // read_at's; a box header that makes no sense ends the walk (what follows is

@@ -288,8 +288,10 @@ TEST(HlsStream, PathVariablesInSegmentNames) {
     f.ts_file = "[app]/[stream]-[timestamp].ts";
     Harness floor(f);
     floor.headers();
-    for (int i = 0; i < 2; i++) floor.gop(i * 2000, 2000);
-    EXPECT_EQ(1u, floor.sink->files.count("./h/live/s-850000000.ts"));  // 1700000000000 / 2000
+    for (int i = 0; i < 3; i++) floor.gop(i * 2000, 2000);
+    // 1700000000000 / 2000, less one for the first segment, then one up per segment (hls_ts_floor.hpp).
+    EXPECT_EQ(1u, floor.sink->files.count("./h/live/s-849999999.ts"));
+    EXPECT_EQ(1u, floor.sink->files.count("./h/live/s-850000000.ts"));
 }
 
 namespace {
