@@ -41,43 +41,51 @@ Error hls_make_parent_folders(const std::string& path) {
 }
 
 HlsDiskSink::~HlsDiskSink() {
-    if (fd_ >= 0) {
-        ::close(fd_);
-        ::unlink(temp_path_.c_str());
+    if (file_.is_open()) {
+        file_.abandon();
+        ::unlink(file_.path().c_str());
     }
+    drop_retired();
 }
 
 Error HlsDiskSink::begin_segment(const std::string& temp_path) {
-    if (fd_ >= 0) {
-        ::close(fd_);
-        ::unlink(temp_path_.c_str());
-        fd_ = -1;
+    if (file_.is_open()) {
+        file_.abandon();
+        ::unlink(file_.path().c_str());
     }
     if (Error err = hls_make_parent_folders(temp_path); !err.ok()) return err;
-    fd_ = ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) return SRS_ERR(kErrorFileOpen, "open %s: %s", temp_path.c_str(), strerror(errno));
-    temp_path_ = temp_path;
-    return Error();
+    if (!retired_.empty()) {
+        // Its inode becomes this segment's (open truncates it). If it is
+        // gone or on another file system, a new file is made instead.
+        if (::rename(retired_.c_str(), temp_path.c_str()) != 0) ::unlink(retired_.c_str());
+        retired_.clear();
+    }
+    return file_.open(temp_path);
 }
 
 Error HlsDiskSink::append_segment(const char* data, size_t n) {
-    if (fd_ < 0) return SRS_ERR(kErrorFileWrite, "no segment open");
-    return write_all(fd_, data, n, temp_path_);
+    if (!file_.is_open()) return SRS_ERR(kErrorFileWrite, "no segment open");
+    return file_.append(data, n);
 }
 
 Error HlsDiskSink::finish_segment(const std::string& final_path, bool keep) {
-    if (fd_ < 0) return SRS_ERR(kErrorFileWrite, "no segment open");
-    ::close(fd_);
-    fd_ = -1;
+    if (!file_.is_open()) return SRS_ERR(kErrorFileWrite, "no segment open");
+    const std::string temp = file_.path();
     if (!keep) {
-        ::unlink(temp_path_.c_str());
+        file_.abandon();
+        ::unlink(temp.c_str());
         return Error();
     }
+    // Complete before it gets its final name: a reader of that name never
+    // sees a part of it.
+    if (Error err = file_.close(); !err.ok()) {
+        ::unlink(temp.c_str());
+        return err;
+    }
     if (Error err = hls_make_parent_folders(final_path); !err.ok()) return err;
-    if (::rename(temp_path_.c_str(), final_path.c_str()) < 0) {
-        Error err = SRS_ERR(kErrorFileWrite, "rename %s to %s: %s", temp_path_.c_str(), final_path.c_str(),
-                            strerror(errno));
-        ::unlink(temp_path_.c_str());
+    if (::rename(temp.c_str(), final_path.c_str()) < 0) {
+        Error err = SRS_ERR(kErrorFileWrite, "rename %s to %s: %s", temp.c_str(), final_path.c_str(), strerror(errno));
+        ::unlink(temp.c_str());
         return err;
     }
     return Error();
@@ -98,5 +106,17 @@ Error HlsDiskSink::write_file(const std::string& path, const std::string& bytes,
 }
 
 void HlsDiskSink::remove(const std::string& path) { ::unlink(path.c_str()); }
+
+void HlsDiskSink::retire_segment(const std::string& path) {
+    // One is enough: a steady stream retires one segment per new one.
+    drop_retired();
+    retired_ = path;
+}
+
+void HlsDiskSink::drop_retired() {
+    if (retired_.empty()) return;
+    ::unlink(retired_.c_str());
+    retired_.clear();
+}
 
 }  // namespace srs

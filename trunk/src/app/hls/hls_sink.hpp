@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 
+#include "app/hls/hls_segment_file.hpp"
 #include "core/error.hpp"
 #include "protocol/hls/ll_hls_request.hpp"
 
@@ -38,6 +39,11 @@ class HlsSink {
     virtual Error write_file(const std::string& path, const std::string& bytes, const char* temp_suffix) = 0;
     // Deletes a file; a missing one is not an error.
     virtual void remove(const std::string& path) = 0;
+    // A segment that left the window (hls_cleanup): deleted. The disk sink
+    // keeps its file instead, to become the next begin_segment's file.
+    virtual void retire_segment(const std::string& path) { remove(path); }
+    // Deletes a retired segment still kept (the publish ended).
+    virtual void drop_retired() {}
     // A playlist: by default the whole text as a file.
     virtual Error write_playlist(const std::string& path, const HlsPlaylistUpdate& update) {
         return write_file(path, update.full, ".temp");
@@ -45,8 +51,17 @@ class HlsSink {
 };
 
 // Files on disk; folders are made as needed. Writes are plain write(2)s on
-// the publisher's coroutine: a segment goes out a frame at a time into the
-// page cache (docs/hls.md says why that is acceptable and what tmpfs gives).
+// the publisher's coroutine into the page cache (docs/hls.md says why that
+// is acceptable and what tmpfs gives), a segment in 64 KiB pieces
+// (HlsSegmentFile).
+//
+// A retired segment's file is not unlinked: the next segment's temporary
+// name is renamed onto it and it is truncated. A steady stream then
+// allocates and frees no inode per segment. On ext4 without a journal,
+// creating a file skips every inode freed in the last seconds (minutes
+// while its inode table block is dirty) one by one, so a folder where
+// files are deleted at a steady rate makes every create slower (docs/
+// benchmark.md, "HLS", has the measurements).
 class HlsDiskSink : public HlsSink {
   public:
     ~HlsDiskSink() override;
@@ -55,10 +70,14 @@ class HlsDiskSink : public HlsSink {
     Error finish_segment(const std::string& final_path, bool keep) override;
     Error write_file(const std::string& path, const std::string& bytes, const char* temp_suffix) override;
     void remove(const std::string& path) override;
+    void retire_segment(const std::string& path) override;
+    void drop_retired() override;
+    // write(2) calls made for segments (tests, measurements).
+    uint64_t segment_writes() const { return file_.writes(); }
 
   private:
-    int fd_ = -1;
-    std::string temp_path_;
+    HlsSegmentFile file_;
+    std::string retired_;  // a retired segment kept for reuse, "" none
 };
 
 // mkdir -p of the folder part of path.
