@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -45,7 +46,7 @@ HlsDiskSink::~HlsDiskSink() {
         file_.abandon();
         ::unlink(file_.path().c_str());
     }
-    drop_retired();
+    release_kept();
 }
 
 Error HlsDiskSink::begin_segment(const std::string& temp_path) {
@@ -82,7 +83,11 @@ Error HlsDiskSink::finish_segment(const std::string& final_path, bool keep) {
         ::unlink(temp.c_str());
         return err;
     }
-    if (Error err = hls_make_parent_folders(final_path); !err.ok()) return err;
+    // begin_segment made the temporary name's folder; only another one is checked.
+    const bool same_folder = final_path.substr(0, final_path.rfind('/') + 1) == temp.substr(0, temp.rfind('/') + 1);
+    if (!same_folder) {
+        if (Error err = hls_make_parent_folders(final_path); !err.ok()) return err;
+    }
     if (::rename(temp.c_str(), final_path.c_str()) < 0) {
         Error err = SRS_ERR(kErrorFileWrite, "rename %s to %s: %s", temp.c_str(), final_path.c_str(), strerror(errno));
         ::unlink(temp.c_str());
@@ -105,18 +110,55 @@ Error HlsDiskSink::write_file(const std::string& path, const std::string& bytes,
     return err;
 }
 
-void HlsDiskSink::remove(const std::string& path) { ::unlink(path.c_str()); }
+Error HlsDiskSink::write_playlist(const std::string& path, const HlsPlaylistUpdate& update) {
+    if (Error err = hls_make_parent_folders(path); !err.ok()) return err;
+    const std::string temp = path + ".temp";
+    // Usually the previous version, left here by the last exchange:
+    // truncated and written over, no inode made.
+    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return SRS_ERR(kErrorFileOpen, "open %s: %s", temp.c_str(), strerror(errno));
+    Error err = write_all(fd, update.full.data(), update.full.size(), temp);
+    if (::close(fd) != 0 && err.ok()) err = SRS_ERR(kErrorFileWrite, "close %s: %s", temp.c_str(), strerror(errno));
+    if (err.failed()) {
+        ::unlink(temp.c_str());
+        kept_temps_.erase(temp);
+        return err;
+    }
+    // A reader of the playlist sees the old version or the new one, as
+    // with a rename; the old one stays under the temporary name.
+    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+        kept_temps_.insert(temp);
+        return Error();
+    }
+    // The first version (no playlist to swap with), or a file system
+    // without the exchange: a plain rename.
+    kept_temps_.erase(temp);
+    if (::rename(temp.c_str(), path.c_str()) < 0) {
+        err = SRS_ERR(kErrorFileWrite, "rename %s: %s", temp.c_str(), strerror(errno));
+        ::unlink(temp.c_str());
+    }
+    return err;
+}
+
+void HlsDiskSink::remove(const std::string& path) {
+    ::unlink(path.c_str());
+    auto kept = kept_temps_.find(path + ".temp");
+    if (kept == kept_temps_.end()) return;
+    ::unlink(kept->c_str());
+    kept_temps_.erase(kept);
+}
 
 void HlsDiskSink::retire_segment(const std::string& path) {
     // One is enough: a steady stream retires one segment per new one.
-    drop_retired();
+    if (!retired_.empty()) ::unlink(retired_.c_str());
     retired_ = path;
 }
 
-void HlsDiskSink::drop_retired() {
-    if (retired_.empty()) return;
-    ::unlink(retired_.c_str());
+void HlsDiskSink::release_kept() {
+    if (!retired_.empty()) ::unlink(retired_.c_str());
     retired_.clear();
+    for (const std::string& temp : kept_temps_) ::unlink(temp.c_str());
+    kept_temps_.clear();
 }
 
 }  // namespace srs

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <set>
 #include <string>
 
 #include "app/hls/hls_segment_file.hpp"
@@ -42,8 +43,9 @@ class HlsSink {
     // A segment that left the window (hls_cleanup): deleted. The disk sink
     // keeps its file instead, to become the next begin_segment's file.
     virtual void retire_segment(const std::string& path) { remove(path); }
-    // Deletes a retired segment still kept (the publish ended).
-    virtual void drop_retired() {}
+    // Deletes the files kept for reuse (a retired segment, a playlist's
+    // previous version): the publish ended.
+    virtual void release_kept() {}
     // A playlist: by default the whole text as a file.
     virtual Error write_playlist(const std::string& path, const HlsPlaylistUpdate& update) {
         return write_file(path, update.full, ".temp");
@@ -55,13 +57,16 @@ class HlsSink {
 // is acceptable and what tmpfs gives), a segment in 64 KiB pieces
 // (HlsSegmentFile).
 //
-// A retired segment's file is not unlinked: the next segment's temporary
-// name is renamed onto it and it is truncated. A steady stream then
-// allocates and frees no inode per segment. On ext4 without a journal,
-// creating a file skips every inode freed in the last seconds (minutes
-// while its inode table block is dirty) one by one, so a folder where
-// files are deleted at a steady rate makes every create slower (docs/
-// benchmark.md, "HLS", has the measurements).
+// Files are recycled rather than deleted and made again: a steady stream
+// allocates and frees no inode per segment. A retired segment's file
+// becomes the next segment's (renamed to its temporary name, truncated);
+// a playlist is written over its previous version kept under "<name>.temp"
+// and swapped with the playlist in one step (renameat2 RENAME_EXCHANGE),
+// where a rename over the playlist would free its inode. Making and
+// freeing inodes was what our HLS cost on ext4 besides the writes: without
+// a journal, creating a file skips every inode freed in the last seconds
+// (minutes while its inode table block is dirty) one at a time, and a
+// rename over a file frees one (docs/benchmark.md, "HLS", has the numbers).
 class HlsDiskSink : public HlsSink {
   public:
     ~HlsDiskSink() override;
@@ -70,14 +75,16 @@ class HlsDiskSink : public HlsSink {
     Error finish_segment(const std::string& final_path, bool keep) override;
     Error write_file(const std::string& path, const std::string& bytes, const char* temp_suffix) override;
     void remove(const std::string& path) override;
+    Error write_playlist(const std::string& path, const HlsPlaylistUpdate& update) override;
     void retire_segment(const std::string& path) override;
-    void drop_retired() override;
+    void release_kept() override;
     // write(2) calls made for segments (tests, measurements).
     uint64_t segment_writes() const { return file_.writes(); }
 
   private:
     HlsSegmentFile file_;
-    std::string retired_;  // a retired segment kept for reuse, "" none
+    std::string retired_;              // a retired segment kept for reuse, "" none
+    std::set<std::string> kept_temps_;  // "<playlist>.temp" files holding a previous version
 };
 
 // mkdir -p of the folder part of path.

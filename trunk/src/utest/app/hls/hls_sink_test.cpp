@@ -5,6 +5,7 @@
 // by the next segment, and failures (no folder, not open) as errors.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -197,7 +198,7 @@ TEST(HlsDiskSink, RetiredSegmentDeletedWhenNotReused) {
         EXPECT_FALSE(exists(dir.file("a.ts")));
         EXPECT_TRUE(exists(dir.file("b.ts")));
         // The publish ended: no segment will take it.
-        sink.drop_retired();
+        sink.release_kept();
         EXPECT_FALSE(exists(dir.file("b.ts")));
         // A retired file that vanished meanwhile: the next segment is a new file.
         sink.retire_segment(dir.file("c.ts"));
@@ -211,4 +212,59 @@ TEST(HlsDiskSink, RetiredSegmentDeletedWhenNotReused) {
     }
     // The sink's end deletes what it still kept.
     EXPECT_FALSE(exists(dir.file("d.ts")));
+}
+
+TEST(HlsDiskSink, PlaylistSwappedWithItsPreviousVersion) {
+    TempDir dir;
+    const std::string m3u8 = dir.file("live/s.m3u8"), temp = m3u8 + ".temp";
+    HlsPlaylistUpdate v1, v2, v3;
+    v1.full = "#EXTM3U\n#v1\n";
+    v2.full = "#EXTM3U\n#v2 longer\n";
+    v3.full = "#EXTM3U\n#3\n";
+    {
+        HlsDiskSink sink;
+        // The first version: made and renamed, nothing left aside.
+        ASSERT_TRUE(sink.write_playlist(m3u8, v1).ok());
+        EXPECT_EQ(v1.full, read_all(m3u8));
+        EXPECT_FALSE(exists(temp));
+        const ino_t first = inode_of(m3u8);
+        // The next: the previous version is kept under the temporary name...
+        ASSERT_TRUE(sink.write_playlist(m3u8, v2).ok());
+        EXPECT_EQ(v2.full, read_all(m3u8));
+        EXPECT_EQ(v1.full, read_all(temp));
+        EXPECT_EQ(first, inode_of(temp));
+        const ino_t second = inode_of(m3u8);
+        // ...and written over by the one after: two inodes take turns.
+        ASSERT_TRUE(sink.write_playlist(m3u8, v3).ok());
+        EXPECT_EQ(v3.full, read_all(m3u8));
+        EXPECT_EQ(first, inode_of(m3u8));
+        EXPECT_EQ(second, inode_of(temp));
+        // The publish ends: the playlist stays, the kept version goes.
+        sink.release_kept();
+        EXPECT_TRUE(exists(m3u8));
+        EXPECT_FALSE(exists(temp));
+        ASSERT_TRUE(sink.write_playlist(m3u8, v1).ok());
+        ASSERT_TRUE(sink.write_playlist(m3u8, v2).ok());
+        EXPECT_TRUE(exists(temp));
+        // Disposed of: both go.
+        sink.remove(m3u8);
+        EXPECT_FALSE(exists(m3u8));
+        EXPECT_FALSE(exists(temp));
+        ASSERT_TRUE(sink.write_playlist(m3u8, v1).ok());
+        ASSERT_TRUE(sink.write_playlist(m3u8, v2).ok());
+    }
+    // The sink's end deletes the kept version, never the playlist.
+    EXPECT_EQ(v2.full, read_all(m3u8));
+    EXPECT_FALSE(exists(temp));
+}
+
+TEST(HlsDiskSink, PlaylistInAFolderThatCannotBeMade) {
+    TempDir dir;
+    ASSERT_EQ(0, ::close(::open(dir.file("file").c_str(), O_WRONLY | O_CREAT, 0644)));
+    HlsDiskSink sink;
+    HlsPlaylistUpdate v;
+    v.full = "#EXTM3U\n";
+    Error err = sink.write_playlist(dir.file("file/s.m3u8"), v);  // "file" is not a folder
+    EXPECT_TRUE(err.failed());
+    err.ignore();
 }
