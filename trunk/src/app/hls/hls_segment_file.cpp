@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,8 +16,11 @@ HlsSegmentFile::~HlsSegmentFile() { abandon(); }
 
 Error HlsSegmentFile::open(const std::string& path) {
     abandon();
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) return SRS_ERR(kErrorFileOpen, "open %s: %s", path.c_str(), strerror(errno));
+    struct stat st;
+    size_before_ = ::fstat(fd_, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+    written_ = 0;
     path_ = path;
     buffer_.reserve(flush_bytes_);
     return Error();
@@ -45,6 +49,9 @@ Error HlsSegmentFile::close() {
     Error err;
     if (!buffer_.empty()) err = write_out(buffer_.data(), buffer_.size());
     buffer_.clear();
+    if (err.ok() && size_before_ > written_ && ::ftruncate(fd_, static_cast<off_t>(written_)) != 0) {
+        err = SRS_ERR(kErrorFileWrite, "truncate %s: %s", path_.c_str(), strerror(errno));
+    }
     if (::close(fd_) != 0 && err.ok()) err = SRS_ERR(kErrorFileWrite, "close %s: %s", path_.c_str(), strerror(errno));
     fd_ = -1;
     return err;
@@ -66,6 +73,7 @@ Error HlsSegmentFile::write_out(const char* data, size_t n) {
         }
         data += w;
         n -= static_cast<size_t>(w);
+        written_ += static_cast<uint64_t>(w);
     }
     return Error();
 }

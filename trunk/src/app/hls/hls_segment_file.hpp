@@ -5,6 +5,11 @@
 // gathered in a bounded buffer instead and go out as one write(2) per
 // `flush_bytes`, plus one for the rest at close: the file is complete
 // before the sink renames it.
+//
+// A file that exists (a recycled one, see HlsDiskSink) is written over
+// from its start and cut to the new length at close, never truncated to
+// zero first: ext4 (auto_da_alloc) flushes a file truncated to zero when it
+// is closed, which put block I/O on our thread for every segment.
 #pragma once
 
 #include <cstddef>
@@ -26,10 +31,10 @@ class HlsSegmentFile {
     HlsSegmentFile(const HlsSegmentFile&) = delete;
     HlsSegmentFile& operator=(const HlsSegmentFile&) = delete;
 
-    // Opens path for writing, created or truncated.
+    // Opens path for writing from its start, created if missing.
     Error open(const std::string& path);
     Error append(const char* data, size_t n);
-    // Writes what is buffered, then closes.
+    // Writes what is buffered, cuts what an older content left past it, closes.
     Error close();
     // Closes, dropping what is buffered (the caller deletes the file).
     void abandon();
@@ -46,6 +51,8 @@ class HlsSegmentFile {
     int fd_ = -1;
     std::string path_;
     std::string buffer_;
+    uint64_t size_before_ = 0;  // the length the file had when opened
+    uint64_t written_ = 0;      // bytes written since open
     uint64_t writes_ = 0;
 };
 

@@ -113,12 +113,12 @@ Error HlsDiskSink::write_file(const std::string& path, const std::string& bytes,
 Error HlsDiskSink::write_playlist(const std::string& path, const HlsPlaylistUpdate& update) {
     if (Error err = hls_make_parent_folders(path); !err.ok()) return err;
     const std::string temp = path + ".temp";
-    // Usually the previous version, left here by the last exchange:
-    // truncated and written over, no inode made.
-    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return SRS_ERR(kErrorFileOpen, "open %s: %s", temp.c_str(), strerror(errno));
-    Error err = write_all(fd, update.full.data(), update.full.size(), temp);
-    if (::close(fd) != 0 && err.ok()) err = SRS_ERR(kErrorFileWrite, "close %s: %s", temp.c_str(), strerror(errno));
+    // Usually the previous version, left here by the last exchange: written
+    // over (no inode made, no truncation to zero; see HlsSegmentFile).
+    HlsSegmentFile file(1);  // unbuffered: the whole text is one write
+    Error err = file.open(temp);
+    if (err.ok()) err = file.append(update.full.data(), update.full.size());
+    if (err.ok()) err = file.close();
     if (err.failed()) {
         ::unlink(temp.c_str());
         kept_temps_.erase(temp);

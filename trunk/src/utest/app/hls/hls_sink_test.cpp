@@ -101,7 +101,7 @@ TEST(HlsSegmentFile, LargePiecesWrittenWithoutBuffering) {
     EXPECT_EQ(whole + small + large, read_all(dir.file("b.m4s")));
 }
 
-TEST(HlsSegmentFile, ReopenTruncatesAndAbandonDropsTheBuffer) {
+TEST(HlsSegmentFile, ReopenWritesOverAndAbandonDropsTheBuffer) {
     TempDir dir;
     HlsSegmentFile f(4096);
     ASSERT_TRUE(f.open(dir.file("c.ts")).ok());
@@ -110,10 +110,20 @@ TEST(HlsSegmentFile, ReopenTruncatesAndAbandonDropsTheBuffer) {
     ASSERT_TRUE(f.append("tail", 4).ok());
     f.abandon();  // "tail" never reaches the file
     EXPECT_EQ(p, read_all(dir.file("c.ts")));
+    // Written over from the start and cut to the new length at close (the
+    // same inode; never truncated to zero, which makes ext4 flush at close).
+    const ino_t inode = inode_of(dir.file("c.ts"));
     ASSERT_TRUE(f.open(dir.file("c.ts")).ok());
     ASSERT_TRUE(f.append("new", 3).ok());
     ASSERT_TRUE(f.close().ok());
     EXPECT_EQ("new", read_all(dir.file("c.ts")));
+    EXPECT_EQ(inode, inode_of(dir.file("c.ts")));
+    // Longer than what was there: no cut needed, nothing old left.
+    std::string longer = piece(6000, 'L');
+    ASSERT_TRUE(f.open(dir.file("c.ts")).ok());
+    ASSERT_TRUE(f.append(longer.data(), longer.size()).ok());
+    ASSERT_TRUE(f.close().ok());
+    EXPECT_EQ(longer, read_all(dir.file("c.ts")));
 }
 
 TEST(HlsSegmentFile, FailuresAreErrors) {
