@@ -61,7 +61,9 @@ Error HlsDiskSink::begin_segment(const std::string& temp_path) {
         if (::rename(retired_.c_str(), temp_path.c_str()) != 0) ::unlink(retired_.c_str());
         retired_.clear();
     }
-    return file_.open(temp_path);
+    Error err = file_.open(temp_path);
+    if (err.failed()) ::unlink(temp_path.c_str());  // a recycled file renamed there
+    return err;
 }
 
 Error HlsDiskSink::append_segment(const char* data, size_t n) {
