@@ -56,8 +56,8 @@ Error HlsDiskSink::begin_segment(const std::string& temp_path) {
     }
     if (Error err = hls_make_parent_folders(temp_path); !err.ok()) return err;
     if (!retired_.empty()) {
-        // Its inode becomes this segment's (open truncates it). If it is
-        // gone or on another file system, a new file is made instead.
+        // Its inode becomes this segment's (written over, cut at close). If
+        // it is gone or on another file system, a new file is made instead.
         if (::rename(retired_.c_str(), temp_path.c_str()) != 0) ::unlink(retired_.c_str());
         retired_.clear();
     }

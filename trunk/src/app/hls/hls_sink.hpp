@@ -59,7 +59,7 @@ class HlsSink {
 //
 // Files are recycled rather than deleted and made again: a steady stream
 // allocates and frees no inode per segment. A retired segment's file
-// becomes the next segment's (renamed to its temporary name, truncated);
+// becomes the next segment's (renamed to its temporary name, written over);
 // a playlist is written over its previous version kept under "<name>.temp"
 // and swapped with the playlist in one step (renameat2 RENAME_EXCHANGE),
 // where a rename over the playlist would free its inode. Making and
