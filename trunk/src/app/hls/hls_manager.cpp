@@ -63,7 +63,7 @@ HlsStreamConfig read_hls_config(const Config& c, const std::string& vhost) {
 class HlsManager::Writer : public LiveSourceBridge, public HlsStreamEvents {
   public:
     Writer(HlsManager* owner, LiveSource* source, HlsStreamConfig config, std::shared_ptr<HlsStreamState> state)
-        : owner_(owner), source_(source), stream_(std::move(config), std::move(state), this) {}
+        : owner_(owner), source_(source), release_kept_(state), stream_(std::move(config), std::move(state), this) {}
     void on_live_message(const LiveMessagePtr& msg) override { stream_.on_live_message(msg); }
 
     void on_hls_segment(const std::string& vhost, const std::string& app, const std::string& stream,
@@ -96,8 +96,20 @@ class HlsManager::Writer : public LiveSourceBridge, public HlsStreamEvents {
     }
 
   private:
+    // Deletes the files the sink kept for reuse once the stream writer
+    // (declared after it, so destroyed first) has closed the last segment
+    // and written the last playlist: nothing will take them.
+    struct ReleaseKept {
+        explicit ReleaseKept(std::shared_ptr<HlsStreamState> s) : state(std::move(s)) {}
+        ~ReleaseKept() {
+            if (state->sink) state->sink->release_kept();
+        }
+        std::shared_ptr<HlsStreamState> state;
+    };
+
     HlsManager* owner_;
     LiveSource* source_;
+    ReleaseKept release_kept_;
     HlsStream stream_;
 };
 

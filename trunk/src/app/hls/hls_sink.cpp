@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,43 +42,57 @@ Error hls_make_parent_folders(const std::string& path) {
 }
 
 HlsDiskSink::~HlsDiskSink() {
-    if (fd_ >= 0) {
-        ::close(fd_);
-        ::unlink(temp_path_.c_str());
+    if (file_.is_open()) {
+        file_.abandon();
+        ::unlink(file_.path().c_str());
     }
+    release_kept();
 }
 
 Error HlsDiskSink::begin_segment(const std::string& temp_path) {
-    if (fd_ >= 0) {
-        ::close(fd_);
-        ::unlink(temp_path_.c_str());
-        fd_ = -1;
+    if (file_.is_open()) {
+        file_.abandon();
+        ::unlink(file_.path().c_str());
     }
     if (Error err = hls_make_parent_folders(temp_path); !err.ok()) return err;
-    fd_ = ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) return SRS_ERR(kErrorFileOpen, "open %s: %s", temp_path.c_str(), strerror(errno));
-    temp_path_ = temp_path;
-    return Error();
+    if (!retired_.empty()) {
+        // Its inode becomes this segment's (written over, cut at close). If
+        // it is gone or on another file system, a new file is made instead.
+        if (::rename(retired_.c_str(), temp_path.c_str()) != 0) ::unlink(retired_.c_str());
+        retired_.clear();
+    }
+    Error err = file_.open(temp_path);
+    if (err.failed()) ::unlink(temp_path.c_str());  // a recycled file renamed there
+    return err;
 }
 
 Error HlsDiskSink::append_segment(const char* data, size_t n) {
-    if (fd_ < 0) return SRS_ERR(kErrorFileWrite, "no segment open");
-    return write_all(fd_, data, n, temp_path_);
+    if (!file_.is_open()) return SRS_ERR(kErrorFileWrite, "no segment open");
+    return file_.append(data, n);
 }
 
 Error HlsDiskSink::finish_segment(const std::string& final_path, bool keep) {
-    if (fd_ < 0) return SRS_ERR(kErrorFileWrite, "no segment open");
-    ::close(fd_);
-    fd_ = -1;
+    if (!file_.is_open()) return SRS_ERR(kErrorFileWrite, "no segment open");
+    const std::string temp = file_.path();
     if (!keep) {
-        ::unlink(temp_path_.c_str());
+        file_.abandon();
+        ::unlink(temp.c_str());
         return Error();
     }
-    if (Error err = hls_make_parent_folders(final_path); !err.ok()) return err;
-    if (::rename(temp_path_.c_str(), final_path.c_str()) < 0) {
-        Error err = SRS_ERR(kErrorFileWrite, "rename %s to %s: %s", temp_path_.c_str(), final_path.c_str(),
-                            strerror(errno));
-        ::unlink(temp_path_.c_str());
+    // Complete before it gets its final name: a reader of that name never
+    // sees a part of it.
+    if (Error err = file_.close(); !err.ok()) {
+        ::unlink(temp.c_str());
+        return err;
+    }
+    // begin_segment made the temporary name's folder; only another one is checked.
+    const bool same_folder = final_path.substr(0, final_path.rfind('/') + 1) == temp.substr(0, temp.rfind('/') + 1);
+    if (!same_folder) {
+        if (Error err = hls_make_parent_folders(final_path); !err.ok()) return err;
+    }
+    if (::rename(temp.c_str(), final_path.c_str()) < 0) {
+        Error err = SRS_ERR(kErrorFileWrite, "rename %s to %s: %s", temp.c_str(), final_path.c_str(), strerror(errno));
+        ::unlink(temp.c_str());
         return err;
     }
     return Error();
@@ -97,6 +112,55 @@ Error HlsDiskSink::write_file(const std::string& path, const std::string& bytes,
     return err;
 }
 
-void HlsDiskSink::remove(const std::string& path) { ::unlink(path.c_str()); }
+Error HlsDiskSink::write_playlist(const std::string& path, const HlsPlaylistUpdate& update) {
+    if (Error err = hls_make_parent_folders(path); !err.ok()) return err;
+    const std::string temp = path + ".temp";
+    // Usually the previous version, left here by the last exchange: written
+    // over (no inode made, no truncation to zero; see HlsSegmentFile).
+    HlsSegmentFile file(1);  // unbuffered: the whole text is one write
+    Error err = file.open(temp);
+    if (err.ok()) err = file.append(update.full.data(), update.full.size());
+    if (err.ok()) err = file.close();
+    if (err.failed()) {
+        ::unlink(temp.c_str());
+        kept_temps_.erase(temp);
+        return err;
+    }
+    // A reader of the playlist sees the old version or the new one, as
+    // with a rename; the old one stays under the temporary name.
+    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+        kept_temps_.insert(temp);
+        return Error();
+    }
+    // The first version (no playlist to swap with), or a file system
+    // without the exchange: a plain rename.
+    kept_temps_.erase(temp);
+    if (::rename(temp.c_str(), path.c_str()) < 0) {
+        err = SRS_ERR(kErrorFileWrite, "rename %s: %s", temp.c_str(), strerror(errno));
+        ::unlink(temp.c_str());
+    }
+    return err;
+}
+
+void HlsDiskSink::remove(const std::string& path) {
+    ::unlink(path.c_str());
+    auto kept = kept_temps_.find(path + ".temp");
+    if (kept == kept_temps_.end()) return;
+    ::unlink(kept->c_str());
+    kept_temps_.erase(kept);
+}
+
+void HlsDiskSink::retire_segment(const std::string& path) {
+    // One is enough: a steady stream retires one segment per new one.
+    if (!retired_.empty()) ::unlink(retired_.c_str());
+    retired_ = path;
+}
+
+void HlsDiskSink::release_kept() {
+    if (!retired_.empty()) ::unlink(retired_.c_str());
+    retired_.clear();
+    for (const std::string& temp : kept_temps_) ::unlink(temp.c_str());
+    kept_temps_.clear();
+}
 
 }  // namespace srs

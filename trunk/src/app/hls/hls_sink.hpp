@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstddef>
+#include <set>
 #include <string>
 
+#include "app/hls/hls_segment_file.hpp"
 #include "core/error.hpp"
 #include "protocol/hls/ll_hls_request.hpp"
 
@@ -38,6 +40,12 @@ class HlsSink {
     virtual Error write_file(const std::string& path, const std::string& bytes, const char* temp_suffix) = 0;
     // Deletes a file; a missing one is not an error.
     virtual void remove(const std::string& path) = 0;
+    // A segment that left the window (hls_cleanup): deleted. The disk sink
+    // keeps its file instead, to become the next begin_segment's file.
+    virtual void retire_segment(const std::string& path) { remove(path); }
+    // Deletes the files kept for reuse (a retired segment, a playlist's
+    // previous version): the publish ended.
+    virtual void release_kept() {}
     // A playlist: by default the whole text as a file.
     virtual Error write_playlist(const std::string& path, const HlsPlaylistUpdate& update) {
         return write_file(path, update.full, ".temp");
@@ -45,8 +53,20 @@ class HlsSink {
 };
 
 // Files on disk; folders are made as needed. Writes are plain write(2)s on
-// the publisher's coroutine: a segment goes out a frame at a time into the
-// page cache (docs/hls.md says why that is acceptable and what tmpfs gives).
+// the publisher's coroutine into the page cache (docs/hls.md says why that
+// is acceptable and what tmpfs gives), a segment in 64 KiB pieces
+// (HlsSegmentFile).
+//
+// Files are recycled rather than deleted and made again: a steady stream
+// allocates and frees no inode per segment. A retired segment's file
+// becomes the next segment's (renamed to its temporary name, written over);
+// a playlist is written over its previous version kept under "<name>.temp"
+// and swapped with the playlist in one step (renameat2 RENAME_EXCHANGE),
+// where a rename over the playlist would free its inode. Making and
+// freeing inodes was what our HLS cost on ext4 besides the writes: without
+// a journal, creating a file skips every inode freed in the last seconds
+// (minutes while its inode table block is dirty) one at a time, and a
+// rename over a file frees one (docs/benchmark.md, "HLS", has the numbers).
 class HlsDiskSink : public HlsSink {
   public:
     ~HlsDiskSink() override;
@@ -55,10 +75,16 @@ class HlsDiskSink : public HlsSink {
     Error finish_segment(const std::string& final_path, bool keep) override;
     Error write_file(const std::string& path, const std::string& bytes, const char* temp_suffix) override;
     void remove(const std::string& path) override;
+    Error write_playlist(const std::string& path, const HlsPlaylistUpdate& update) override;
+    void retire_segment(const std::string& path) override;
+    void release_kept() override;
+    // write(2) calls made for segments (tests, measurements).
+    uint64_t segment_writes() const { return file_.writes(); }
 
   private:
-    int fd_ = -1;
-    std::string temp_path_;
+    HlsSegmentFile file_;
+    std::string retired_;              // a retired segment kept for reuse, "" none
+    std::set<std::string> kept_temps_;  // "<playlist>.temp" files holding a previous version
 };
 
 // mkdir -p of the folder part of path.

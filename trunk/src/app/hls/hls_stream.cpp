@@ -396,7 +396,7 @@ Error HlsStream::close_segment(int64_t end_dts) {
     }
     if (config_.cleanup) {
         for (const HlsSegmentEntry& s : gone) {
-            state_->sink->remove(s.path);
+            state_->sink->retire_segment(s.path);
             if (s.key_path.empty()) continue;
             // A key file goes with the last listed segment that uses it.
             bool used = false;
