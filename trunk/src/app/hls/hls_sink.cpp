@@ -55,11 +55,12 @@ Error HlsDiskSink::begin_segment(const std::string& temp_path) {
         ::unlink(file_.path().c_str());
     }
     if (Error err = hls_make_parent_folders(temp_path); !err.ok()) return err;
-    if (!retired_.empty()) {
+    if (!spares_.empty() && monotonic_us() - spares_.front().retired_at >= reuse_grace_us_) {
         // Its inode becomes this segment's (written over, cut at close). If
         // it is gone or on another file system, a new file is made instead.
-        if (::rename(retired_.c_str(), temp_path.c_str()) != 0) ::unlink(retired_.c_str());
-        retired_.clear();
+        const std::string& spare = spares_.front().path;
+        if (::rename(spare.c_str(), temp_path.c_str()) != 0) ::unlink(spare.c_str());
+        spares_.pop_front();
     }
     Error err = file_.open(temp_path);
     if (err.failed()) ::unlink(temp_path.c_str());  // a recycled file renamed there
@@ -151,14 +152,18 @@ void HlsDiskSink::remove(const std::string& path) {
 }
 
 void HlsDiskSink::retire_segment(const std::string& path) {
-    // One is enough: a steady stream retires one segment per new one.
-    if (!retired_.empty()) ::unlink(retired_.c_str());
-    retired_ = path;
+    std::string spare = path + ".retired";
+    if (::rename(path.c_str(), spare.c_str()) != 0) return;  // already gone
+    spares_.push_back(Spare{std::move(spare), monotonic_us()});
+    while (spares_.size() > kMaxSpares) {
+        ::unlink(spares_.front().path.c_str());
+        spares_.pop_front();
+    }
 }
 
 void HlsDiskSink::release_kept() {
-    if (!retired_.empty()) ::unlink(retired_.c_str());
-    retired_.clear();
+    for (const Spare& spare : spares_) ::unlink(spare.path.c_str());
+    spares_.clear();
     for (const std::string& temp : kept_temps_) ::unlink(temp.c_str());
     kept_temps_.clear();
 }

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <set>
 #include <string>
 
 #include "app/hls/hls_segment_file.hpp"
+#include "core/clock.hpp"
 #include "core/error.hpp"
 #include "protocol/hls/ll_hls_request.hpp"
 
@@ -58,8 +60,12 @@ class HlsSink {
 // (HlsSegmentFile).
 //
 // Files are recycled rather than deleted and made again: a steady stream
-// allocates and frees no inode per segment. A retired segment's file
-// becomes the next segment's (renamed to its temporary name, written over);
+// allocates and frees no inode per segment. A retired segment's file leaves
+// its name at once (a GET for it is a 404, as after SRS's delete) but is
+// kept aside as "<name>.retired" for a grace period (30 s by default), so a
+// player still reading it through an open descriptor reads its own bytes;
+// then it becomes a new segment's file (renamed to its temporary name,
+// written over);
 // a playlist is written over its previous version kept under "<name>.temp"
 // and swapped with the playlist in one step (renameat2 RENAME_EXCHANGE),
 // where a rename over the playlist would free its inode. Making and
@@ -69,6 +75,11 @@ class HlsSink {
 // rename over a file frees one (docs/benchmark.md, "HLS", has the numbers).
 class HlsDiskSink : public HlsSink {
   public:
+    static constexpr utime_t kDefaultReuseGrace = 30 * kUsPerSecond;
+    // Spares beyond this are deleted (fragments shorter than grace / 64).
+    static constexpr size_t kMaxSpares = 64;
+
+    explicit HlsDiskSink(utime_t reuse_grace_us = kDefaultReuseGrace) : reuse_grace_us_(reuse_grace_us) {}
     ~HlsDiskSink() override;
     Error begin_segment(const std::string& temp_path) override;
     Error append_segment(const char* data, size_t n) override;
@@ -82,8 +93,13 @@ class HlsDiskSink : public HlsSink {
     uint64_t segment_writes() const { return file_.writes(); }
 
   private:
+    struct Spare {
+        std::string path;   // "<segment>.retired"
+        utime_t retired_at;  // monotonic
+    };
     HlsSegmentFile file_;
-    std::string retired_;              // a retired segment kept for reuse, "" none
+    utime_t reuse_grace_us_;
+    std::deque<Spare> spares_;          // retired segments, oldest first
     std::set<std::string> kept_temps_;  // "<playlist>.temp" files holding a previous version
 };
 

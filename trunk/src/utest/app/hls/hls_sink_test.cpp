@@ -32,6 +32,7 @@ class TempDir {
         if (!path_.empty()) std::filesystem::remove_all(path_);
     }
     std::string file(const std::string& name) const { return path_ + "/" + name; }
+    const std::string& path() const { return path_; }
 
   private:
     std::string path_;
@@ -174,7 +175,7 @@ TEST(HlsDiskSink, DroppedSegmentLeavesNoFile) {
 
 TEST(HlsDiskSink, RetiredSegmentBecomesTheNextOne) {
     TempDir dir;
-    HlsDiskSink sink;
+    HlsDiskSink sink(0);  // no grace: the next segment takes it at once
     ASSERT_TRUE(sink.begin_segment(dir.file("s-0.ts.tmp")).ok());
     std::string old_bytes = piece(70000, 'o');
     ASSERT_TRUE(sink.append_segment(old_bytes.data(), old_bytes.size()).ok());
@@ -182,11 +183,13 @@ TEST(HlsDiskSink, RetiredSegmentBecomesTheNextOne) {
     const ino_t old_inode = inode_of(dir.file("s-0.ts"));
     ASSERT_NE(0u, old_inode);
 
-    // s-0 leaves the window: its file is kept until the next segment starts,
-    // then it is that segment's file, truncated.
+    // s-0 leaves the window: its name goes at once, its file is kept aside
+    // and becomes the next segment's, written over and cut.
     sink.retire_segment(dir.file("s-0.ts"));
-    ASSERT_TRUE(sink.begin_segment(dir.file("s-1.ts.tmp")).ok());
     EXPECT_FALSE(exists(dir.file("s-0.ts")));
+    EXPECT_TRUE(exists(dir.file("s-0.ts.retired")));
+    ASSERT_TRUE(sink.begin_segment(dir.file("s-1.ts.tmp")).ok());
+    EXPECT_FALSE(exists(dir.file("s-0.ts.retired")));
     EXPECT_EQ(old_inode, inode_of(dir.file("s-1.ts.tmp")));
     ASSERT_TRUE(sink.append_segment("new", 3).ok());
     ASSERT_TRUE(sink.finish_segment(dir.file("s-1.ts"), true).ok());
@@ -194,34 +197,71 @@ TEST(HlsDiskSink, RetiredSegmentBecomesTheNextOne) {
     EXPECT_EQ(old_inode, inode_of(dir.file("s-1.ts")));
 }
 
-TEST(HlsDiskSink, RetiredSegmentDeletedWhenNotReused) {
+TEST(HlsDiskSink, RetiredSegmentKeepsItsBytesThroughTheGrace) {
+    TempDir dir;
+    HlsDiskSink sink;  // the default grace (30 s)
+    ASSERT_TRUE(sink.begin_segment(dir.file("s-0.ts.tmp")).ok());
+    ASSERT_TRUE(sink.append_segment("old", 3).ok());
+    ASSERT_TRUE(sink.finish_segment(dir.file("s-0.ts"), true).ok());
+    // A slow player opened s-0 before it left the window.
+    int reader = ::open(dir.file("s-0.ts").c_str(), O_RDONLY);
+    ASSERT_GE(reader, 0);
+    sink.retire_segment(dir.file("s-0.ts"));
+    EXPECT_FALSE(exists(dir.file("s-0.ts")));
+
+    // Within the grace the next segment is a new file: the reader still
+    // reads what s-0 held.
+    ASSERT_TRUE(sink.begin_segment(dir.file("s-1.ts.tmp")).ok());
+    ASSERT_TRUE(sink.append_segment("newer bytes", 11).ok());
+    ASSERT_TRUE(sink.finish_segment(dir.file("s-1.ts"), true).ok());
+    EXPECT_NE(inode_of(dir.file("s-1.ts")), inode_of(dir.file("s-0.ts.retired")));
+    char got[8] = {};
+    EXPECT_EQ(3, ::pread(reader, got, sizeof(got), 0));
+    EXPECT_EQ("old", std::string(got, 3));
+    ::close(reader);
+
+    // The publish ends: the spare goes.
+    sink.release_kept();
+    EXPECT_FALSE(exists(dir.file("s-0.ts.retired")));
+}
+
+TEST(HlsDiskSink, RetiredSegmentsBoundedAndDeletedWhenNotReused) {
     TempDir dir;
     {
         HlsDiskSink sink;
-        for (const char* name : {"a.ts", "b.ts", "c.ts"}) {
-            ASSERT_TRUE(sink.begin_segment(dir.file(std::string(name) + ".tmp")).ok());
-            ASSERT_TRUE(sink.finish_segment(dir.file(name), true).ok());
+        const size_t n = HlsDiskSink::kMaxSpares + 2;
+        for (size_t i = 0; i < n; i++) {
+            std::string name = dir.file("r" + std::to_string(i) + ".ts");
+            ASSERT_TRUE(sink.begin_segment(name + ".tmp").ok());
+            ASSERT_TRUE(sink.finish_segment(name, true).ok());
+            sink.retire_segment(name);
         }
-        // Two retire before a new segment: the first is deleted at once.
-        sink.retire_segment(dir.file("a.ts"));
-        sink.retire_segment(dir.file("b.ts"));
-        EXPECT_FALSE(exists(dir.file("a.ts")));
-        EXPECT_TRUE(exists(dir.file("b.ts")));
-        // The publish ended: no segment will take it.
-        sink.release_kept();
-        EXPECT_FALSE(exists(dir.file("b.ts")));
-        // A retired file that vanished meanwhile: the next segment is a new file.
-        sink.retire_segment(dir.file("c.ts"));
-        ASSERT_EQ(0, ::unlink(dir.file("c.ts").c_str()));
-        ASSERT_TRUE(sink.begin_segment(dir.file("d.ts.tmp")).ok());
-        ASSERT_TRUE(sink.append_segment("d", 1).ok());
-        ASSERT_TRUE(sink.finish_segment(dir.file("d.ts"), true).ok());
-        EXPECT_EQ("d", read_all(dir.file("d.ts")));
-        sink.retire_segment(dir.file("d.ts"));
-        EXPECT_TRUE(exists(dir.file("d.ts")));
+        // The oldest spares beyond the bound were deleted.
+        EXPECT_FALSE(exists(dir.file("r0.ts.retired")));
+        EXPECT_FALSE(exists(dir.file("r1.ts.retired")));
+        EXPECT_TRUE(exists(dir.file("r2.ts.retired")));
+        EXPECT_TRUE(exists(dir.file("r" + std::to_string(n - 1) + ".ts.retired")));
+        // A retired file that vanished meanwhile is not kept.
+        sink.retire_segment(dir.file("never-made.ts"));
+        EXPECT_FALSE(exists(dir.file("never-made.ts.retired")));
     }
     // The sink's end deletes what it still kept.
-    EXPECT_FALSE(exists(dir.file("d.ts")));
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+        ADD_FAILURE() << "left behind: " << entry.path();
+    }
+}
+
+TEST(HlsDiskSink, VanishedSpareGivesANewFile) {
+    TempDir dir;
+    HlsDiskSink sink(0);
+    ASSERT_TRUE(sink.begin_segment(dir.file("c.ts.tmp")).ok());
+    ASSERT_TRUE(sink.finish_segment(dir.file("c.ts"), true).ok());
+    sink.retire_segment(dir.file("c.ts"));
+    ASSERT_EQ(0, ::unlink(dir.file("c.ts.retired").c_str()));
+    ASSERT_TRUE(sink.begin_segment(dir.file("d.ts.tmp")).ok());
+    ASSERT_TRUE(sink.append_segment("d", 1).ok());
+    ASSERT_TRUE(sink.finish_segment(dir.file("d.ts"), true).ok());
+    EXPECT_EQ("d", read_all(dir.file("d.ts")));
 }
 
 TEST(HlsDiskSink, PlaylistSwappedWithItsPreviousVersion) {
