@@ -31,6 +31,17 @@ class HttpResponse {
     // The head and the body's first bytes in one write (HEAD: the head only).
     Error send_head(int status, const std::string& content_type, int64_t content_length, const void* first,
                     size_t first_size);
+    // The head with MSG_MORE, so it leaves with the body the caller sends
+    // next on socket() (sendfile) rather than in a packet of its own.
+    Error send_head_more(int status, const std::string& content_type, int64_t content_length);
+    // The bytes send() would write, without writing them (for answers shared
+    // by many clients). Only for requests alike in answer_variant().
+    std::string answer_bytes(int status, const std::string& content_type, const std::string& body);
+    // What besides the body and the handler's own fields shapes answer_bytes():
+    // keep-alive, HTTP/1.0, HEAD and CORS, as bits.
+    unsigned answer_variant() const;
+    // Writes a whole answer made by answer_bytes() in one write.
+    Error send_prepared(const std::string& answer);
     // A plain error page.
     Error send_error(int status);
     // Starts a response whose body the caller streams with write_body() and
@@ -51,6 +62,7 @@ class HttpResponse {
     bool head_sent_ = false;
     bool keep_alive_;
     bool is_head_;
+    bool crossdomain_;
 };
 
 class HttpHandler {

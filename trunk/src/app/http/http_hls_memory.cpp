@@ -106,7 +106,15 @@ Error HlsMemoryServer::serve_playlist(const HttpRequest& req, HttpResponse* res,
         if (by_session) return err;
         err.ignore();
     }
-    return res->send(200, "application/vnd.apple.mpegurl", *text);
+    return send_shared(res, text, "application/vnd.apple.mpegurl");
+}
+
+Error HlsMemoryServer::send_shared(HttpResponse* res, const HlsBlob& body, const char* content_type) {
+    const unsigned variant = res->answer_variant();
+    SharedAnswerCache::Answer answer = answers_.find(body, variant);
+    if (!answer) answer = answers_.put(body, variant, res->answer_bytes(200, content_type, *body));
+    // `answer` keeps the bytes alive while this coroutine waits on a full socket.
+    return res->send_prepared(*answer);
 }
 
 HlsMemoryServer::~HlsMemoryServer() {
@@ -159,11 +167,10 @@ Error HlsMemoryServer::serve_file(const HttpRequest& req, HttpResponse* res, Hls
     int fd = head_only || !res->socket() ? -1 : file_of(root_ + req.path, blob);
     Error err;
     if (fd < 0) {
-        err = res->send(200, http_mime_type(req.path), *blob);
+        err = send_shared(res, blob, http_mime_type(req.path).c_str());
     } else {
-        // The head waits (corked) for the body's pages and leaves with them.
-        TcpCork cork(res->socket());
-        err = res->send_head(200, http_mime_type(req.path), static_cast<int64_t>(blob->size()));
+        // The head is held back (MSG_MORE) for the body's pages and leaves with them.
+        err = res->send_head_more(200, http_mime_type(req.path), static_cast<int64_t>(blob->size()));
         uint64_t sent = 0;
         if (err.ok()) err = send_file_range(res->socket(), fd, 0, blob->size(), nullptr, &sent);
     }
