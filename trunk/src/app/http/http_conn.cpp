@@ -17,9 +17,12 @@ HttpResponse::HttpResponse(TcpConn* sock, const HttpRequest& req, bool crossdoma
       req_(req),
       keep_alive_(req.keep_alive),
       is_head_(req.method == "HEAD"),
-      crossdomain_(crossdomain) {
+      crossdomain_(crossdomain) {}
+
+void HttpResponse::set_defaults() {
+    defaults_set_ = true;
     head_.set("Server", SRS_SIGNATURE);
-    if (crossdomain) {
+    if (crossdomain_) {
         head_.set("Access-Control-Allow-Origin", "*");
         head_.set("Access-Control-Allow-Methods", "GET, POST, HEAD, PUT, DELETE, OPTIONS");
         head_.set("Access-Control-Allow-Headers", "*");
@@ -28,6 +31,8 @@ HttpResponse::HttpResponse(TcpConn* sock, const HttpRequest& req, bool crossdoma
 }
 
 std::string HttpResponse::head_bytes(int status, const std::string& content_type, int64_t content_length) {
+    if (!defaults_set_) set_defaults();
+    if (no_cache_) head_.set("Cache-Control", "no-cache");
     head_.status = status;
     if (!content_type.empty()) head_.set("Content-Type", content_type);
     if (content_length >= 0) head_.set("Content-Length", std::to_string(content_length));
@@ -70,7 +75,7 @@ std::string HttpResponse::answer_bytes(int status, const std::string& content_ty
 
 unsigned HttpResponse::answer_variant() const {
     return (keep_alive_ ? 1u : 0u) | (req_.version_minor == 0 ? 2u : 0u) | (is_head_ ? 4u : 0u) |
-           (crossdomain_ ? 8u : 0u);
+           (crossdomain_ ? 8u : 0u) | (no_cache_ ? 16u : 0u);
 }
 
 Error HttpResponse::send_prepared(const std::string& answer) {
