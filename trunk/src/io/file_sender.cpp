@@ -83,6 +83,7 @@ Error send_file_range(TcpConn* conn, int fd, uint64_t offset, uint64_t length, B
         ssize_t n = sendfile(conn->fd(), fd, &pos, static_cast<size_t>(piece));
         if (n > 0) {
             *sent += static_cast<uint64_t>(n);
+            conn->count_sent(static_cast<uint64_t>(n));
             continue;
         }
         if (n == 0) {

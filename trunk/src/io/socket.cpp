@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <netinet/tcp.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "st/st.h"
@@ -167,6 +169,23 @@ Error TcpConn::write(const void* buf, size_t size) {
     ssize_t n = st_write(as_netfd(netfd_), buf, size, as_timeout(send_timeout_));
     if (n < 0) return io_error("write", -1);
     send_bytes_ += n;
+    return Error();
+}
+
+Error TcpConn::write_more(const void* buf, size_t size) {
+    if (!netfd_) return SRS_ERR(kErrorSocketClosed, "write: closed");
+    const char* p = static_cast<const char*>(buf);
+    while (size > 0) {
+        struct iovec iov = {const_cast<char*>(p), size};
+        struct msghdr msg = {};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        int n = st_sendmsg(as_netfd(netfd_), &msg, MSG_MORE | MSG_NOSIGNAL, as_timeout(send_timeout_));
+        if (n < 0) return io_error("write", -1);
+        send_bytes_ += n;
+        p += n;
+        size -= static_cast<size_t>(n);
+    }
     return Error();
 }
 

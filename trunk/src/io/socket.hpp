@@ -54,6 +54,13 @@ class TcpConn {
     Error read_nowait(void* buf, size_t size, size_t* nread);
     Error write(const void* buf, size_t size);
     Error writev(const struct iovec* iov, int iovcnt, size_t* nwritten = nullptr);
+    // Writes all of buf with MSG_MORE: the kernel holds a short tail back for
+    // the bytes that follow (a head before its sendfile body), instead of two
+    // TCP_CORK setsockopt calls around them. The next send without the flag
+    // pushes it.
+    Error write_more(const void* buf, size_t size);
+    // Bytes the caller sent on fd() itself (sendfile), for send_bytes().
+    void count_sent(uint64_t n) { send_bytes_ += n; }
 
     int fd() const;
     const Endpoint& peer() const { return peer_; }

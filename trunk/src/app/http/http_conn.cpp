@@ -12,9 +12,17 @@ static const utime_t kHttpRecvTimeoutUs = 30 * kUsPerSecond;
 static const utime_t kHttpSendTimeoutUs = 30 * kUsPerSecond;
 
 HttpResponse::HttpResponse(TcpConn* sock, const HttpRequest& req, bool crossdomain, Connection* conn)
-    : sock_(sock), conn_(conn), req_(req), keep_alive_(req.keep_alive), is_head_(req.method == "HEAD") {
+    : sock_(sock),
+      conn_(conn),
+      req_(req),
+      keep_alive_(req.keep_alive),
+      is_head_(req.method == "HEAD"),
+      crossdomain_(crossdomain) {}
+
+void HttpResponse::set_defaults() {
+    defaults_set_ = true;
     head_.set("Server", SRS_SIGNATURE);
-    if (crossdomain) {
+    if (crossdomain_) {
         head_.set("Access-Control-Allow-Origin", "*");
         head_.set("Access-Control-Allow-Methods", "GET, POST, HEAD, PUT, DELETE, OPTIONS");
         head_.set("Access-Control-Allow-Headers", "*");
@@ -23,6 +31,8 @@ HttpResponse::HttpResponse(TcpConn* sock, const HttpRequest& req, bool crossdoma
 }
 
 std::string HttpResponse::head_bytes(int status, const std::string& content_type, int64_t content_length) {
+    if (!defaults_set_) set_defaults();
+    if (no_cache_) head_.set("Cache-Control", "no-cache");
     head_.status = status;
     if (!content_type.empty()) head_.set("Content-Type", content_type);
     if (content_length >= 0) head_.set("Content-Length", std::to_string(content_length));
@@ -49,6 +59,28 @@ Error HttpResponse::send_head(int status, const std::string& content_type, int64
     std::string head = head_bytes(status, content_type, content_length);
     struct iovec iov[2] = {{&head[0], head.size()}, {const_cast<void*>(first), first_size}};
     return sock_->writev(iov, is_head_ || first_size == 0 ? 1 : 2);
+}
+
+Error HttpResponse::send_head_more(int status, const std::string& content_type, int64_t content_length) {
+    std::string head = head_bytes(status, content_type, content_length);
+    return sock_->write_more(head.data(), head.size());
+}
+
+std::string HttpResponse::answer_bytes(int status, const std::string& content_type, const std::string& body) {
+    std::string bytes = head_bytes(status, content_type, static_cast<int64_t>(body.size()));
+    head_sent_ = false;  // nothing went out yet
+    if (!is_head_) bytes += body;
+    return bytes;
+}
+
+unsigned HttpResponse::answer_variant() const {
+    return (keep_alive_ ? 1u : 0u) | (req_.version_minor == 0 ? 2u : 0u) | (is_head_ ? 4u : 0u) |
+           (crossdomain_ ? 8u : 0u) | (no_cache_ ? 16u : 0u);
+}
+
+Error HttpResponse::send_prepared(const std::string& answer) {
+    head_sent_ = true;
+    return sock_->write(answer.data(), answer.size());
 }
 
 Error HttpResponse::send_error(int status) {

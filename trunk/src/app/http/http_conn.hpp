@@ -21,7 +21,12 @@ class HttpResponse {
     ClientInfo* client_info() { return conn_ ? &conn_->info() : nullptr; }
     // Fails once the connection was kicked or the server stops.
     Error pull() const { return conn_ ? conn_->pull() : Error(); }
-    HttpResponseHead& head() { return head_; }
+    // The head's fields; Server and CORS are put in at the first use, so an
+    // answer taken whole from a cache allocates no head at all.
+    HttpResponseHead& head() {
+        if (!defaults_set_) set_defaults();
+        return head_;
+    }
     // A whole response with Content-Length (HEAD requests get no body).
     Error send(int status, const std::string& content_type, const std::string& body);
     // Only the head, for a body the caller writes itself (files).
@@ -31,6 +36,19 @@ class HttpResponse {
     // The head and the body's first bytes in one write (HEAD: the head only).
     Error send_head(int status, const std::string& content_type, int64_t content_length, const void* first,
                     size_t first_size);
+    // The head with MSG_MORE, so it leaves with the body the caller sends
+    // next on socket() (sendfile) rather than in a packet of its own.
+    Error send_head_more(int status, const std::string& content_type, int64_t content_length);
+    // The bytes send() would write, without writing them (for answers shared
+    // by many clients). Only for requests alike in answer_variant().
+    std::string answer_bytes(int status, const std::string& content_type, const std::string& body);
+    // "Cache-Control: no-cache" in the head, added when it is built.
+    void set_no_cache() { no_cache_ = true; }
+    // What besides the body and the handler's own fields shapes answer_bytes():
+    // keep-alive, HTTP/1.0, HEAD, CORS and no-cache, as bits.
+    unsigned answer_variant() const;
+    // Writes a whole answer made by answer_bytes() in one write.
+    Error send_prepared(const std::string& answer);
     // A plain error page.
     Error send_error(int status);
     // Starts a response whose body the caller streams with write_body() and
@@ -44,6 +62,7 @@ class HttpResponse {
   private:
     Error write_head(int status, const std::string& content_type, int64_t content_length);
     std::string head_bytes(int status, const std::string& content_type, int64_t content_length);
+    void set_defaults();
     TcpConn* sock_;
     Connection* conn_;
     const HttpRequest& req_;
@@ -51,6 +70,9 @@ class HttpResponse {
     bool head_sent_ = false;
     bool keep_alive_;
     bool is_head_;
+    bool crossdomain_;
+    bool defaults_set_ = false;
+    bool no_cache_ = false;
 };
 
 class HttpHandler {

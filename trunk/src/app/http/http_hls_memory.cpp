@@ -55,12 +55,13 @@ Error HlsMemoryServer::serve(const HttpRequest& req, HttpResponse* res, HlsCtxSe
     if (!hinted) return Error();
     *served = true;
     const utime_t deadline = monotonic_us() + ll_hls_block_limit_us(hinted->current().target_duration_s);
-    for (;;) {
+    // The player just asked: it is looked at only after the first wait.
+    for (bool first = true;; first = false) {
         if (HlsBlob blob = store_->get(path)) return serve_file(req, res, hls, blob);
         if (hinted->removed()) return res->send_error(404);
         utime_t now = monotonic_us();
         if (now >= deadline) return res->send_error(404);
-        if (peer_gone(res)) return SRS_ERR(kErrorSocketClosed, "HLS %s: the player left", req.path.c_str());
+        if (!first && peer_gone(res)) return SRS_ERR(kErrorSocketClosed, "HLS %s: the player left", req.path.c_str());
         if (Error err = res->pull(); !err.ok()) return err;
         hinted->wait_change(std::min(deadline - now, kParkedCheckUs));
     }
@@ -68,7 +69,8 @@ Error HlsMemoryServer::serve(const HttpRequest& req, HttpResponse* res, HlsCtxSe
 
 Error HlsMemoryServer::serve_playlist(const HttpRequest& req, HttpResponse* res, HlsCtxService* hls,
                                       std::shared_ptr<HlsPlaylistSlot> slot, const std::string& path) {
-    res->head().set("Cache-Control", "no-cache");
+    // A flag, not a field: a shared answer has it built in and allocates no head.
+    res->set_no_cache();
     LlHlsQuery q = parse_ll_hls_query(req.query_param("_HLS_msn"), req.query_param("_HLS_part"),
                                       req.query_param("_HLS_skip"));
     if (slot->current().ll) {
@@ -77,7 +79,9 @@ Error HlsMemoryServer::serve_playlist(const HttpRequest& req, HttpResponse* res,
             return res->send_error(400);
         }
         const utime_t since = monotonic_us();
-        for (;;) {
+        // The player just asked, so the first park skips the look at its
+        // socket (one recv per answer less); later ones check it.
+        for (bool first = true;; first = false) {
             if (slot->removed()) return res->send_error(404);
             const HlsMemoryPlaylist& now_pl = slot->current();
             const utime_t waited = monotonic_us() - since;
@@ -91,7 +95,9 @@ Error HlsMemoryServer::serve_playlist(const HttpRequest& req, HttpResponse* res,
             // Ready, or past the limit: then the player gets the playlist as it
             // is (a stalled publisher must not turn into errors it backs off from).
             if (d != LlHlsDecision::kWait) break;
-            if (peer_gone(res)) return SRS_ERR(kErrorSocketClosed, "HLS %s: the player left", req.path.c_str());
+            if (!first && peer_gone(res)) {
+                return SRS_ERR(kErrorSocketClosed, "HLS %s: the player left", req.path.c_str());
+            }
             if (Error err = res->pull(); !err.ok()) return err;
             utime_t left = ll_hls_block_limit_us(now_pl.target_duration_s) - waited;
             slot->wait_change(std::max<utime_t>(1, std::min(left, kParkedCheckUs)));
@@ -106,7 +112,15 @@ Error HlsMemoryServer::serve_playlist(const HttpRequest& req, HttpResponse* res,
         if (by_session) return err;
         err.ignore();
     }
-    return res->send(200, "application/vnd.apple.mpegurl", *text);
+    return send_shared(res, text, "application/vnd.apple.mpegurl");
+}
+
+Error HlsMemoryServer::send_shared(HttpResponse* res, const HlsBlob& body, const char* content_type) {
+    const unsigned variant = res->answer_variant();
+    SharedAnswerCache::Answer answer = answers_.find(body, variant);
+    if (!answer) answer = answers_.put(body, variant, res->answer_bytes(200, content_type, *body));
+    // `answer` keeps the bytes alive while this coroutine waits on a full socket.
+    return res->send_prepared(*answer);
 }
 
 HlsMemoryServer::~HlsMemoryServer() {
@@ -159,11 +173,10 @@ Error HlsMemoryServer::serve_file(const HttpRequest& req, HttpResponse* res, Hls
     int fd = head_only || !res->socket() ? -1 : file_of(root_ + req.path, blob);
     Error err;
     if (fd < 0) {
-        err = res->send(200, http_mime_type(req.path), *blob);
+        err = send_shared(res, blob, http_mime_type(req.path).c_str());
     } else {
-        // The head waits (corked) for the body's pages and leaves with them.
-        TcpCork cork(res->socket());
-        err = res->send_head(200, http_mime_type(req.path), static_cast<int64_t>(blob->size()));
+        // The head is held back (MSG_MORE) for the body's pages and leaves with them.
+        err = res->send_head_more(200, http_mime_type(req.path), static_cast<int64_t>(blob->size()));
         uint64_t sent = 0;
         if (err.ok()) err = send_file_range(res->socket(), fd, 0, blob->size(), nullptr, &sent);
     }

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "app/http/http_answer_cache.hpp"
 #include "app/http/http_conn.hpp"
 #include "app/live/hls_memory_store.hpp"
 
@@ -44,6 +45,9 @@ class HlsMemoryServer {
     // -1: no file (small blobs, or the system refused; send the bytes).
     int file_of(const std::string& path, const HlsBlob& blob);
     void drop_expired_files();
+    // A 200 of the body, its whole answer built once per body and variant
+    // and shared by every client that asks for it (one write each).
+    Error send_shared(HttpResponse* res, const HlsBlob& body, const char* content_type);
     struct BlobFile {
         std::weak_ptr<const std::string> blob;  // expired: the store dropped it, the file goes too
         int fd = -1;
@@ -52,6 +56,7 @@ class HlsMemoryServer {
     std::string root_;
     std::map<std::string, BlobFile> files_;  // by path under the root
     utime_t last_sweep_us_ = 0;
+    SharedAnswerCache answers_;
 };
 
 }  // namespace srs

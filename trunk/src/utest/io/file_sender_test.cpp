@@ -111,6 +111,22 @@ TEST_F(FileSenderTest, AFileShorterThanTheRangeIsAReadError) {
     EXPECT_EQ(sent, 0u);
 }
 
+TEST_F(FileSenderTest, AHeadWithMsgMoreLeavesBeforeTheFileAndBothAreCounted) {
+    std::unique_ptr<TcpConn> server, client;
+    connect_pair(&server, &client);
+    const std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 3000\r\n\r\n";
+    ASSERT_TRUE(server->write_more(head.data(), head.size()).ok());
+    uint64_t sent = 0;
+    ASSERT_TRUE(send_file_range(server.get(), fd_, 100, 3000, nullptr, &sent).ok());
+    EXPECT_EQ(sent, 3000u);
+    // The connection's byte count has the head and the sendfile bytes.
+    EXPECT_EQ(server->send_bytes(), head.size() + 3000u);
+    std::vector<char> got(head.size() + 3000);
+    ASSERT_TRUE(client->read_fully(got.data(), got.size()).ok());
+    EXPECT_EQ(0, memcmp(got.data(), head.data(), head.size()));
+    EXPECT_EQ(0, memcmp(got.data() + head.size(), data_.data() + 100, 3000));
+}
+
 TEST_F(FileSenderTest, APeerThatLeavesMidFileEndsTheSendWithoutAHang) {
     std::unique_ptr<TcpConn> server, client;
     connect_pair(&server, &client);
