@@ -15,7 +15,7 @@ void replace_all(std::string* s, const std::string& from, const std::string& to)
 }
 
 std::string two_digits(int v) {
-    char b[8];
+    char b[16];  // room for any int: no truncation warning
     snprintf(b, sizeof(b), "%02d", v);
     return b;
 }
