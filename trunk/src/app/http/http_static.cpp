@@ -97,15 +97,13 @@ bool HttpStaticHandler::resolve(const std::string& path, std::string* out) {
     return true;
 }
 
-// Opens a regular file (a folder: its index.html); -1 with *status the
-// answer when there is none to send.
-static int open_regular(std::string* file, const std::string& url_path, struct stat* st, int* status,
-                        std::string* location) {
-    int fd = open(file->c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        *status = errno == ENOENT || errno == ENOTDIR ? 404 : 403;
-        return -1;
-    }
+// Checks what `fd` opened: a regular file is returned; a folder is closed
+// and its index.html opened with `open_index` (a 301 to the slashed URL
+// first when the URL has no trailing slash); anything else is closed. -1
+// with *status the answer when there is no file to send.
+template <typename OpenIndex>
+static int settle_opened(int fd, const std::string& url_path, struct stat* st, int* status, std::string* location,
+                         OpenIndex open_index) {
     if (fstat(fd, st) < 0) {
         close(fd);
         *status = 403;
@@ -118,8 +116,7 @@ static int open_regular(std::string* file, const std::string& url_path, struct s
             *status = 301;
             return -1;
         }
-        *file += "/index.html";
-        fd = open(file->c_str(), O_RDONLY | O_CLOEXEC);
+        fd = open_index();
         if (fd < 0 || fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
             if (fd >= 0) close(fd);
             *status = 404;
@@ -133,6 +130,20 @@ static int open_regular(std::string* file, const std::string& url_path, struct s
         return -1;
     }
     return fd;
+}
+
+// Opens a regular file by its resolved path (a folder: its index.html).
+static int open_regular(std::string* file, const std::string& url_path, struct stat* st, int* status,
+                        std::string* location) {
+    int fd = open(file->c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *status = errno == ENOENT || errno == ENOTDIR ? 404 : 403;
+        return -1;
+    }
+    return settle_opened(fd, url_path, st, status, location, [file] {
+        *file += "/index.html";
+        return open(file->c_str(), O_RDONLY | O_CLOEXEC);
+    });
 }
 
 int HttpStaticHandler::open_file(const std::string& url_path, std::string* file, struct stat* st, int* status,
@@ -156,34 +167,11 @@ int HttpStaticHandler::open_file(const std::string& url_path, std::string* file,
         *status = errno == EACCES || errno == EPERM ? 403 : 404;
         return -1;
     }
-    if (fstat(fd, st) < 0) {
-        close(fd);
-        *status = 403;
-        return -1;
-    }
-    if (S_ISDIR(st->st_mode)) {
-        close(fd);
-        if (url_path.empty() || url_path.back() != '/') {
-            *location = url_path + "/";
-            *status = 301;
-            return -1;
-        }
+    return settle_opened(fd, url_path, st, status, location, [this, &rel, file] {
         rel += "/index.html";
         *file += "index.html";
-        fd = open_beneath(root_fd_, rel.c_str());
-        if (fd < 0 || fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
-            if (fd >= 0) close(fd);
-            *status = 404;
-            return -1;
-        }
-        return fd;
-    }
-    if (!S_ISREG(st->st_mode)) {
-        close(fd);
-        *status = 403;
-        return -1;
-    }
-    return fd;
+        return open_beneath(root_fd_, rel.c_str());
+    });
 }
 
 Error HttpStaticHandler::serve(const HttpRequest& req, HttpResponse* res) {
