@@ -75,6 +75,7 @@ Error HlsCtxService::serve_playlist(const HttpRequest& req, HttpResponse* res, c
                                     bool* served, const std::string* memory) {
     *served = false;
     std::shared_ptr<const Config> config = live_->config();
+    if (!any_ctx(config)) return Error();
     std::string vhost = vhost_of(req);
     if (!config->get(vhost, keys::vhost_hls_enabled) || !config->get(vhost, keys::vhost_hls_hls_ctx)) return Error();
     std::string id = req.query_param(kHlsCtxParam);
@@ -90,6 +91,19 @@ Error HlsCtxService::serve_playlist(const HttpRequest& req, HttpResponse* res, c
     }
     *served = true;
     return serve_new_session(req, res, vhost, file);
+}
+
+bool HlsCtxService::any_ctx(const std::shared_ptr<const Config>& config) {
+    // The cached config is held, so a new one can never reuse its address.
+    if (config == ctx_config_) return any_ctx_;
+    ctx_config_ = config;
+    any_ctx_ = false;
+    std::vector<std::string> vhosts = config->vhosts();
+    vhosts.push_back(kDefaultVhost);  // where requests for an unknown host go
+    for (const std::string& v : vhosts) {
+        if (config->get(v, keys::vhost_hls_enabled) && config->get(v, keys::vhost_hls_hls_ctx)) any_ctx_ = true;
+    }
+    return any_ctx_;
 }
 
 Error HlsCtxService::serve_known_session(const HttpRequest& req, HttpResponse* res, HlsSession* s,
@@ -178,7 +192,7 @@ Error HlsCtxService::serve_new_session(const HttpRequest& req, HttpResponse* res
 }
 
 void HlsCtxService::on_file_sent(const HttpRequest& req, uint64_t bytes) {
-    if (!req.has_query_param(kHlsCtxParam)) return;
+    if (req.query.empty() || !req.has_query_param(kHlsCtxParam)) return;
     HlsSession* s = table_.find(req.query_param(kHlsCtxParam));
     if (!s || s->interrupted()) return;
     std::shared_ptr<const Config> config = live_->config();

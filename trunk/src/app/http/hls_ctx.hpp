@@ -59,11 +59,16 @@ class HlsCtxService : public CoroutineHandler {
                               const std::string* memory);
     // 2 x hls_window of the vhost.
     utime_t idle_us(const std::string& vhost) const;
+    // Whether some vhost has HLS with hls_ctx on in `config`, worked out once
+    // per config: with none, a playlist request skips the vhost look-up.
+    bool any_ctx(const std::shared_ptr<const Config>& config);
 
     LiveContext* live_;
     BlockingWorker* worker_;
     HlsSessionTable table_;
     Coroutine sweeper_;
+    std::shared_ptr<const Config> ctx_config_;  // the config any_ctx_ was worked out for
+    bool any_ctx_ = false;
 };
 
 // The whole of a small file (up to max bytes) through the page cache or the

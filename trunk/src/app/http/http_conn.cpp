@@ -107,6 +107,7 @@ Error HttpServerConnection::serve() {
     socket()->set_recv_timeout(kHttpRecvTimeoutUs);
     socket()->set_send_timeout(kHttpSendTimeoutUs);
     HttpRequestParser parser;
+    HttpRequest req;  // reused: its storage goes back and forth with the parser
     IoBuffer in(4096);
     while (true) {
         if (Error err = pull(); !err.ok()) return err;
@@ -123,7 +124,7 @@ Error HttpServerConnection::serve() {
             return SRS_WRAP(perr, "HTTP request from %s, answered %d", peer().ip.c_str(), status);
         }
         if (parser.has_request()) {
-            HttpRequest req = parser.take_request();
+            parser.take_request(&req);
             bool keep_alive = false;
             if (Error err = handle(req, &keep_alive); !err.ok()) return err;
             if (!keep_alive) return Error();

@@ -111,13 +111,29 @@ const std::string* HttpRequest::header(std::string_view name) const {
 
 // Finds the first parameter of `query` whose decoded name is `key`; its
 // decoded value goes to *value ("" without '='). False when there is none.
+// Whether url_decode would change `s` (an escape or a '+').
+static bool has_escapes(std::string_view s) { return s.find_first_of("%+") != std::string_view::npos; }
+
+// Query names and values are mostly plain: those are compared and copied as
+// they are, without a decoded copy (a player's every request asks for a few).
+static bool decoded_equals(std::string_view raw, std::string_view key) {
+    return has_escapes(raw) ? url_decode(raw, true) == key : raw == key;
+}
+
 static bool find_query_param(std::string_view query, std::string_view key, std::string* value) {
     while (!query.empty()) {
         size_t amp = query.find('&');
         std::string_view pair = query.substr(0, amp);
         size_t eq = pair.find('=');
-        if (!pair.empty() && url_decode(pair.substr(0, eq), true) == key) {
-            if (value && eq != std::string_view::npos) *value = url_decode(pair.substr(eq + 1), true);
+        if (!pair.empty() && decoded_equals(pair.substr(0, eq), key)) {
+            if (value && eq != std::string_view::npos) {
+                std::string_view raw = pair.substr(eq + 1);
+                if (has_escapes(raw)) {
+                    *value = url_decode(raw, true);
+                } else {
+                    value->assign(raw.data(), raw.size());
+                }
+            }
             return true;
         }
         if (amp == std::string_view::npos) break;
@@ -136,8 +152,31 @@ bool HttpRequest::has_query_param(std::string_view key) const { return find_quer
 
 // ---- path normalisation ----
 
+// A path normalisation would leave as it is: no escape, no control byte, no
+// empty segment but a trailing one, no "." or ".." segment.
+static bool is_plain_path(std::string_view p) {
+    size_t seg_start = 1;  // p[0] is '/'
+    for (size_t i = 1; i <= p.size(); i++) {
+        if (i < p.size()) {
+            uint8_t c = static_cast<uint8_t>(p[i]);
+            if (c == '%' || c < 0x20 || c == 0x7f) return false;
+            if (c != '/') continue;
+        }
+        std::string_view seg = p.substr(seg_start, i - seg_start);
+        if (seg == "." || seg == "..") return false;
+        if (seg.empty() && i < p.size()) return false;  // "//"
+        seg_start = i + 1;
+    }
+    return true;
+}
+
 Error normalize_http_path(std::string_view raw_path, std::string* out) {
     if (raw_path.empty() || raw_path[0] != '/') return SRS_ERR(kErrorHttpBadPath, "path must start with /");
+    // Most paths are already normal: one copy into *out's own storage.
+    if (is_plain_path(raw_path)) {
+        out->assign(raw_path.data(), raw_path.size());
+        return Error();
+    }
     std::string decoded;
     if (Error err = decode_path_strict(raw_path, &decoded); err.failed()) return err;
 
@@ -172,17 +211,69 @@ Error normalize_http_path(std::string_view raw_path, std::string* out) {
 
 HttpRequestParser::HttpRequestParser(HttpLimits limits) : limits_(limits) {}
 
+namespace {
+
+// A body's storage is kept for the connection's next request only up to this
+// size; a large upload's buffer is given back.
+constexpr size_t kKeptBodyCapacity = 64 * 1024;
+
+// Empties `req` as a default HttpRequest, keeping its strings' storage.
+void clear_keeping_storage(HttpRequest* req) {
+    req->method.clear();
+    req->target.clear();
+    req->path.clear();
+    req->query.clear();
+    req->version_minor = 1;
+    req->headers.clear();
+    if (req->body.capacity() > kKeptBodyCapacity) {
+        std::string().swap(req->body);
+    } else {
+        req->body.clear();
+    }
+    req->keep_alive = true;
+    req->chunked = false;
+}
+
+}  // namespace
+
+// Field by field rather than assigning a fresh parser, so the request's and
+// the partial tokens' storage survives for the connection's next request
+// (a keep-alive player asking every 200 ms allocates nothing here). Every
+// member but limits_ must be set back here.
 void HttpRequestParser::reset() {
+    state_ = State::kLeadingEmpty;
     error_.ignore();
-    HttpLimits limits = limits_;
-    *this = HttpRequestParser(limits);
+    error_ = Error();
+    clear_keeping_storage(&req_);
+    version_.clear();
+    name_.clear();
+    value_.clear();
+    line_end_ = LineEnd::kLeading;
+    line_bytes_ = 0;
+    field_bytes_ = 0;
+    field_count_ = 0;
+    in_trailer_ = false;
+    expect_continue_ = false;
+    chunk_has_digits_ = false;
+    chunk_ext_started_ = false;
+    remaining_ = 0;
 }
 
 HttpRequest HttpRequestParser::take_request() {
-    if (state_ != State::kDone) return HttpRequest();
-    HttpRequest out = std::move(req_);
-    reset();
+    HttpRequest out;
+    take_request(&out);
     return out;
+}
+
+bool HttpRequestParser::take_request(HttpRequest* out) {
+    if (state_ != State::kDone) {
+        clear_keeping_storage(out);
+        return false;
+    }
+    // The caller's previous request lends its storage to the next one.
+    std::swap(*out, req_);
+    reset();
+    return true;
 }
 
 bool HttpRequestParser::wants_continue() const {

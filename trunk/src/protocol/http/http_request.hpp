@@ -116,6 +116,10 @@ class HttpRequestParser {
     // The complete request (moved out); the parser is then ready for the next
     // request on the same connection. An empty HttpRequest when none is ready.
     HttpRequest take_request();
+    // The same into *out, whose old contents become the parser's storage for
+    // the next request (a connection keeps one HttpRequest and reuses it);
+    // false, and *out emptied, when none is ready.
+    bool take_request(HttpRequest* out);
     // Forgets everything (partial request, request ready, error); keeps limits.
     void reset();
 

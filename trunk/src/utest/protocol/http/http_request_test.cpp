@@ -263,6 +263,48 @@ TEST(HttpRequestTest, PipelinedPostThenGet) {
     EXPECT_EQ("/players/srs_player.html", o.requests[3].path);
 }
 
+// A connection keeps one HttpRequest: each request taken into it must be
+// exactly what a fresh parse gives, with nothing left from the one before.
+TEST(HttpRequestTest, TakeIntoAReusedRequestLeavesNothingBehind) {
+    const std::string big_post = "POST /api/v1/x?a=1 HTTP/1.1\r\nHost: h\r\nX-One: 1\r\nX-Two: 2\r\n"
+                                 "Content-Length: 70000\r\n\r\n" + std::string(70000, 'b');
+    const std::string in = kCurlPostJson + kCurlGet + big_post + kFfmpegFlv + kCurlChunked;
+    Outcome fresh = parse_all_ways(in);
+    ASSERT_EQ(0, fresh.code);
+    ASSERT_EQ(5u, fresh.requests.size());
+
+    HttpLimits limits;
+    limits.max_body = 128 * 1024;
+    HttpRequestParser p(limits);
+    HttpRequest req;
+    EXPECT_FALSE(p.take_request(&req));  // none ready: emptied, false
+    size_t at = 0;
+    for (size_t n = 0; n < fresh.requests.size(); n++) {
+        size_t used = 0;
+        ASSERT_TRUE(ok(p.feed(reinterpret_cast<const uint8_t*>(in.data()) + at, in.size() - at, &used)));
+        at += used;
+        ASSERT_TRUE(p.take_request(&req)) << n;
+        const HttpRequest& want = fresh.requests[n];
+        EXPECT_EQ(want.method, req.method) << n;
+        EXPECT_EQ(want.target, req.target) << n;
+        EXPECT_EQ(want.path, req.path) << n;
+        EXPECT_EQ(want.query, req.query) << n;
+        EXPECT_EQ(want.headers, req.headers) << n;
+        EXPECT_EQ(want.body, req.body) << n;
+        EXPECT_EQ(want.keep_alive, req.keep_alive) << n;
+        EXPECT_EQ(want.chunked, req.chunked) << n;
+        EXPECT_EQ(want.version_minor, req.version_minor) << n;
+    }
+    EXPECT_EQ(in.size(), at);
+    EXPECT_EQ(70000u, fresh.requests[2].body.size());
+    // The 70000-byte body's storage went to the parser when the request after
+    // it was taken (n = 3) and was given back there: the request after that
+    // (n = 4) does not get it, so a connection does not keep it.
+    EXPECT_LT(req.body.capacity(), 64u * 1024);
+    EXPECT_FALSE(p.take_request(&req));
+    EXPECT_TRUE(req.method.empty() && req.body.empty() && req.headers.empty());
+}
+
 TEST(HttpRequestTest, IncompleteRequestKeepsStateAndConsumesAll) {
     std::string part = kCurlPostJson.substr(0, kCurlPostJson.size() - 5);
     Outcome o = parse_all_ways(part);
@@ -588,6 +630,10 @@ TEST(HttpRequestTest, PathNormalisationTable) {
         {"/%252e%252e/x", "/%2e%2e/x"},  // decoded once only
         {"/caf%C3%A9", "/caf\xc3\xa9"},
         {"/a+b", "/a+b"},                // '+' is not a space in a path
+        {"/live/livestream.m3u8", "/live/livestream.m3u8"},  // already normal: copied as is
+        {"/a/b/", "/a/b/"},
+        {"/a/b//", "/a/b/"},
+        {"/a/./", "/a/"},
     };
     for (const auto& [raw, want] : good) {
         std::string out = "unchanged";
