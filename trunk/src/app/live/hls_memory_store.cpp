@@ -1,28 +1,43 @@
 #include "app/live/hls_memory_store.hpp"
 
+#include <string_view>
 #include <vector>
 
 #include "io/coroutine.hpp"
 
 namespace srs {
 
-std::string hls_fold_path(const std::string& absolute) {
-    std::vector<std::string> steps;
+namespace {
+
+// Appends the steps of `path` to the folded path in *out ("/a/b", or "" for
+// the root): "." and empty steps are skipped, ".." drops the last step.
+void fold_steps(std::string_view path, std::string* out) {
     size_t at = 0;
-    while (at <= absolute.size()) {
-        size_t slash = absolute.find('/', at);
-        if (slash == std::string::npos) slash = absolute.size();
-        std::string step = absolute.substr(at, slash - at);
+    while (at <= path.size()) {
+        size_t slash = path.find('/', at);
+        if (slash == std::string_view::npos) slash = path.size();
+        std::string_view step = path.substr(at, slash - at);
         if (step == "..") {
-            if (!steps.empty()) steps.pop_back();
+            size_t last = out->rfind('/');
+            out->resize(last == std::string::npos ? 0 : last);
         } else if (!step.empty() && step != ".") {
-            steps.push_back(step);
+            *out += '/';
+            out->append(step.data(), step.size());
         }
         at = slash + 1;
     }
+}
+
+}  // namespace
+
+// Every memory-store look-up folds its path: built in one string, no
+// vector of steps (a parked LL-HLS player asks five times a second).
+std::string hls_fold_path(const std::string& absolute) {
     std::string out;
-    for (const std::string& s : steps) out += "/" + s;
-    return out.empty() ? "/" : out;
+    out.reserve(absolute.size() + 1);
+    fold_steps(absolute, &out);
+    if (out.empty()) out = "/";
+    return out;
 }
 
 HlsPlaylistSlot::HlsPlaylistSlot() = default;
@@ -53,7 +68,13 @@ HlsMemoryStore::~HlsMemoryStore() {
 
 std::string HlsMemoryStore::key_of(const std::string& path) const {
     if (!path.empty() && path[0] == '/') return hls_fold_path(path);
-    return hls_fold_path(cwd_ + "/" + path);
+    // Relative: as if cwd_ + "/" + path were folded, without making that string.
+    std::string out;
+    out.reserve(cwd_.size() + 1 + path.size());
+    fold_steps(cwd_, &out);
+    fold_steps(path, &out);
+    if (out.empty()) out = "/";
+    return out;
 }
 
 void HlsMemoryStore::put(const std::string& path, std::string bytes) {

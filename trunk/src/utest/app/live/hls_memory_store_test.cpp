@@ -15,6 +15,16 @@ TEST(HlsMemoryStore, FoldsPaths) {
     EXPECT_EQ("/srv/trunk/objs/nginx/html/live/s.m3u8", store.key_of("./objs/nginx/html/live/s.m3u8"));
     EXPECT_EQ(store.key_of("./objs/nginx/html/live/s.m3u8"), store.key_of("objs/nginx/html" "/live/s.m3u8"));
     EXPECT_EQ("/tmp/h/live/s-1.m4s", store.key_of("/tmp/h//live/s-1.m4s"));
+    // A relative path folds as cwd + "/" + path would, ".." reaching into cwd.
+    EXPECT_EQ("/srv/x.m3u8", store.key_of("../x.m3u8"));
+    EXPECT_EQ("/", store.key_of("../../../"));
+    EXPECT_EQ("/srv/trunk", store.key_of("."));
+    EXPECT_EQ("/srv/trunk/a", store.key_of("a/b/.."));
+    EXPECT_EQ("/", HlsMemoryStore("/").key_of(""));
+    EXPECT_EQ("/a", HlsMemoryStore("/").key_of("a"));
+    EXPECT_EQ("/", hls_fold_path(""));
+    EXPECT_EQ("/a/b", hls_fold_path("/a/b/."));
+    EXPECT_EQ("/b", hls_fold_path("/a/../b"));
 }
 
 TEST(HlsMemoryStore, PutGetReplaceEvict) {
