@@ -131,6 +131,33 @@ def test_configure_installs_nothing_when_complete(tmp_path):
     assert "configure: ok" in r.stdout
 
 
+def test_reconfigure_rebuilds_only_when_the_flags_change(tmp_path):
+    # An ASAN build reconfigured with --sanitizer=off must not link its stale
+    # ASAN objects; rerunning ./configure with the same options rebuilds nothing.
+    r, _ = _shimmed_configure(tmp_path, _group("build") + ["npm"])
+    assert r.returncode == 0, r.stderr
+    work = tmp_path / "trunk"
+    obj = "objs/obj/core/strings.cpp.o"
+
+    def make(*args):
+        return subprocess.run(["make", *args, obj], cwd=work, capture_output=True, text=True, timeout=300)
+
+    assert make().returncode == 0
+    assert make("-q").returncode == 0  # up to date
+    stamp = work / "objs" / "flags.stamp"
+    before = stamp.stat().st_mtime_ns
+    r = subprocess.run(["sh", "./configure"], cwd=work, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert stamp.stat().st_mtime_ns == before
+    assert make("-q").returncode == 0, "same flags: nothing to rebuild"
+    r = subprocess.run(["sh", "./configure", "--sanitizer=off"], cwd=work, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "-fsanitize=address" not in stamp.read_text()
+    assert make("-q").returncode != 0, "other flags: the object is stale"
+    assert make().returncode == 0 and make("-q").returncode == 0
+
+
 def test_build_group_lists_only_what_the_build_uses():
     # libhttp-parser-dev was listed but never used (the HTTP parser is our own).
     assert "libhttp-parser-dev" not in _group("build")
