@@ -1,8 +1,10 @@
 #include "app/live/hls_memory_store.hpp"
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
+#include "core/clock.hpp"
 #include "io/coroutine.hpp"
 
 namespace srs {
@@ -43,12 +45,32 @@ std::string hls_fold_path(const std::string& absolute) {
 HlsPlaylistSlot::HlsPlaylistSlot() = default;
 HlsPlaylistSlot::~HlsPlaylistSlot() = default;
 
+// A thousand parked LL-HLS players each waiting with a timeout would put a
+// thousand entries in the runtime's timer heap, and take them out again at
+// every part. One waiter, the keeper, waits with its timeout; when that ends
+// with no change it wakes everyone, so each looks at its own deadline and
+// player as after its own timeout. A waiter whose timeout ends no earlier
+// than the keeper's waits without one (the keeper wakes it in time); one
+// whose timeout ends sooner waits with its own.
 bool HlsPlaylistSlot::wait_change(int64_t timeout_us) {
     if (!cond_) cond_.reset(new CoCond());
-    uint64_t seen = version_;
+    const uint64_t seen = version_;
+    const int64_t due = monotonic_us() + std::max<int64_t>(timeout_us, 0);
+    const bool keeper = !has_keeper_;
+    if (keeper) {
+        has_keeper_ = true;
+        keeper_due_us_ = due;
+    }
+    const bool timed = keeper || due < keeper_due_us_;
     waiters_++;
-    bool woken = cond_->wait(timeout_us);
+    bool woken = cond_->wait(timed ? timeout_us : -1);
     waiters_--;
+    if (keeper) {
+        has_keeper_ = false;
+        // Timed out or interrupted: the others' clock stops with ours, so
+        // wake them (one of them keeps time next).
+        if (version_ == seen && waiters_ > 0) cond_->broadcast();
+    }
     return woken && (version_ != seen || removed_);
 }
 

@@ -40,7 +40,8 @@ class HlsPlaylistSlot {
     bool removed() const { return removed_; }
     uint64_t version() const { return version_; }
     // Parks the calling coroutine until the playlist changes (or goes), at
-    // most timeout_us. False on timeout or interrupt.
+    // most timeout_us. False on timeout or interrupt (or an early wake-up
+    // with no change, which callers treat as a timeout).
     bool wait_change(int64_t timeout_us);
     size_t waiters() const { return waiters_; }
 
@@ -51,6 +52,10 @@ class HlsPlaylistSlot {
     bool removed_ = false;
     uint64_t version_ = 0;
     size_t waiters_ = 0;
+    // The waiter that keeps time for the others (see wait_change) and when
+    // its wait ends at the latest.
+    bool has_keeper_ = false;
+    int64_t keeper_due_us_ = 0;
     std::unique_ptr<CoCond> cond_;  // made by the first waiter (unit tests need no runtime)
 };
 

@@ -5,6 +5,13 @@
 
 #include "app/live/hls_memory_store.hpp"
 
+#include <memory>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "io/runtime.hpp"
+#include "utest/coroutine_fn.hpp"
+
 using namespace srs;
 
 TEST(HlsMemoryStore, FoldsPaths) {
@@ -83,4 +90,89 @@ TEST(HlsMemoryStore, PlaylistSlotsAndHints) {
     EXPECT_EQ(nullptr, store.hinted_by("live/s-4.part2.m4s"));
     EXPECT_EQ(0u, store.bytes());
     EXPECT_EQ(0u, store.files());
+}
+
+namespace {
+
+// A waiter of the slot in its own coroutine: what wait_change said and after how long.
+struct SlotWaiter {
+    int64_t timeout_us;
+    bool changed = false;
+    utime_t woke_after_us = -1;
+    std::unique_ptr<utest::FnHandler> handler;
+    std::unique_ptr<Coroutine> co;
+
+    void start(std::shared_ptr<HlsPlaylistSlot> slot) {
+        handler.reset(new utest::FnHandler([this, slot] {
+            utime_t t0 = monotonic_us();
+            changed = slot->wait_change(timeout_us);
+            woke_after_us = monotonic_us() - t0;
+            return Error();
+        }));
+        co.reset(new Coroutine("slot-waiter", handler.get()));
+        ASSERT_TRUE(co->start().ok());
+    }
+};
+
+}  // namespace
+
+// Parked waiters share one timed wait (the keeper's); each still wakes no
+// later than its own timeout, and a change wakes them all.
+TEST(HlsMemoryStore, ParkedWaitersShareOneTimeKeeper) {
+    ASSERT_TRUE(init_runtime().ok());
+    HlsMemoryStore store("/w");
+    HlsMemoryPlaylist p;
+    p.full = std::make_shared<const std::string>("#EXTM3U\n");
+    store.put_playlist("live/s.m3u8", p);
+    std::shared_ptr<HlsPlaylistSlot> slot = store.playlist("live/s.m3u8");
+
+    // The first to park keeps time (60 ms); the second (1 s) waits untimed
+    // and is woken when the keeper's wait ends; the third (20 ms) ends
+    // sooner than the keeper and keeps its own timeout.
+    std::vector<SlotWaiter> w(3);
+    w[0].timeout_us = 60 * kUsPerMs;
+    w[1].timeout_us = kUsPerSecond;
+    w[2].timeout_us = 20 * kUsPerMs;
+    for (SlotWaiter& x : w) x.start(slot);
+    ASSERT_TRUE(sleep_us(300 * kUsPerMs).ok());
+    for (SlotWaiter& x : w) EXPECT_FALSE(x.changed);
+    EXPECT_GE(w[0].woke_after_us, 50 * kUsPerMs);
+    EXPECT_LT(w[0].woke_after_us, 250 * kUsPerMs);
+    EXPECT_GE(w[1].woke_after_us, 50 * kUsPerMs);  // at the keeper's end, long before its own
+    EXPECT_LT(w[1].woke_after_us, 250 * kUsPerMs);
+    EXPECT_GE(w[2].woke_after_us, 15 * kUsPerMs);
+    EXPECT_LT(w[2].woke_after_us, 55 * kUsPerMs);  // before the keeper's end
+    EXPECT_EQ(0u, slot->waiters());
+
+    // A change wakes every waiter at once, and they say so.
+    std::vector<SlotWaiter> v(3);
+    for (SlotWaiter& x : v) {
+        x.timeout_us = 5 * kUsPerSecond;
+        x.start(slot);
+    }
+    yield_now();
+    EXPECT_EQ(3u, slot->waiters());
+    store.put_playlist("live/s.m3u8", p);
+    ASSERT_TRUE(sleep_us(20 * kUsPerMs).ok());
+    for (SlotWaiter& x : v) {
+        EXPECT_TRUE(x.changed);
+        EXPECT_LT(x.woke_after_us, kUsPerSecond);
+    }
+
+    // The keeper interrupted (its connection stopped): the others are woken,
+    // and the next one to park keeps time.
+    std::vector<SlotWaiter> k(2);
+    for (SlotWaiter& x : k) {
+        x.timeout_us = 5 * kUsPerSecond;
+        x.start(slot);
+    }
+    yield_now();
+    k[0].co->stop();
+    ASSERT_TRUE(sleep_us(20 * kUsPerMs).ok());
+    EXPECT_GE(k[1].woke_after_us, 0);
+    EXPECT_LT(k[1].woke_after_us, kUsPerSecond);
+    EXPECT_FALSE(k[1].changed);
+    for (auto* all : {&w, &v, &k}) {
+        for (SlotWaiter& x : *all) x.co->stop();
+    }
 }
