@@ -121,6 +121,8 @@ def test_play_from_pion_over_whep(pion_server_bin, media):
         assert len(players) == clients, players
         sent = 0
         for s in players:
+            # Pion connects only once its own check on the pair was answered:
+            # each player answered them as a full ICE agent.
             assert s["connected"] and s["dtls_connected"] and s["ended"], s
             assert "prflx" in s["selected_pair"], s
             assert s["rtp_out"] > 50 and s["rtcp_in"] > 0, s  # media out, our receiver reports in
