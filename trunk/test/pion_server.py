@@ -50,10 +50,14 @@ def build(timeout=600):
 class PionServer:
     """One srs-pion-server on a free loopback port, stopped by its PID."""
 
-    def __init__(self, path, log="error"):
+    def __init__(self, path, log="error", h264=None):
+        """h264: "4d001f,64001f" makes the server take only those H.264
+        profiles (and refuse an offer without one, 400); None: Pion's default codecs."""
         self.port = free_port()
-        self.proc = subprocess.Popen([str(path), "--listen", f"127.0.0.1:{self.port}", "--log", log],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        args = [str(path), "--listen", f"127.0.0.1:{self.port}", "--log", log]
+        if h264:
+            args += ["--h264", h264]
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if not wait_until(self._up, 10):
             self.stop()
             raise RuntimeError(f"srs-pion-server did not answer on {self.port}")

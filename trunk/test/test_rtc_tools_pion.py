@@ -1,13 +1,16 @@
 """Our WebRTC load tools against a server that is not ours (issue 23): a small
 Pion WHIP/WHEP server (test/pion_server), a full ICE agent that checks the
 pair itself before it uses it, and that answers with its own choice among the
-codecs offered. sb_rtc_publish publishes to it over WHIP, sb_rtc_load plays
-from it over WHEP; both sides count what went through. The same two tools
+codecs offered (or, told to, takes only some H.264 profiles). sb_rtc_publish
+publishes to it over WHIP, sb_rtc_load plays from it over WHEP; both sides
+count what went through. The same two tools
 against our own server close the file: the Chromium-like offers and the full
 ICE side must not change what they do there."""
 import json
 import re
 import subprocess
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -103,13 +106,41 @@ def test_publish_to_pion_over_whip(pion_server_bin, media):
         assert "audio/opus" in codecs, s
 
 
+def old_play_offer():
+    """A recvonly offer as sb_rtc_load wrote it before issue 23: one H.264
+    entry, 42e01f."""
+    fp = ":".join(["AB"] * 32)
+
+    def section(kind, mid, pt, lines):
+        return (f"m={kind} 9 UDP/TLS/RTP/SAVPF {pt}\r\nc=IN IP4 0.0.0.0\r\na=mid:{mid}\r\na=ice-ufrag:abcd1234\r\n"
+                f"a=ice-pwd:0123456789abcdefghijklmn\r\na=fingerprint:sha-256 {fp}\r\na=setup:actpass\r\n"
+                "a=recvonly\r\na=rtcp-mux\r\n" + lines)
+    return ("v=0\r\no=- 1 2 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0 1\r\n"
+            + section("audio", "0", 111, "a=rtpmap:111 opus/48000/2\r\na=fmtp:111 minptime=10;useinbandfec=1\r\n")
+            + section("video", "1", 106, "a=rtpmap:106 H264/90000\r\n"
+                      "a=fmtp:106 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f\r\n"))
+
+
+def post_sdp(url, sdp):
+    req = urllib.request.Request(url, data=sdp.encode(), headers={"Content-Type": "application/sdp"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read().decode(errors="replace")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(errors="replace")
+
+
 def test_play_from_pion_over_whep(pion_server_bin, media):
+    """A server that takes only Main and High H.264 (as picky as issue 23's):
+    the one-profile offer of before is refused, the Chromium-like one plays."""
     clients = 3
-    with pion_server.PionServer(pion_server_bin) as pion:
+    with pion_server.PionServer(pion_server_bin, h264="4d001f,64001f") as pion:
         pub = start_publisher(pion.whip_url("p2"), media, 10)
         try:
             assert wait_until(lambda: any(s["video_in"] > 0 for s in pion.sessions(role="publish", stream="p2")),
                               15), pion.stats()
+            status, body = post_sdp(pion.whep_url("p2"), old_play_offer())
+            assert status == 400 and "codecs not supported" in body, (status, body)
             res = run_load(pion.whep_url("p2"), clients, 4)
         finally:
             out, pres = finish_publisher(pub, 10)

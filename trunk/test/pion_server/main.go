@@ -5,7 +5,7 @@
 // connectivity checks and only selects a pair once its check on it got a
 // response.
 //
-//	srs-pion-server --listen 127.0.0.1:8080
+//	srs-pion-server --listen 127.0.0.1:8080 [--h264 4d001f,64001f]
 //	POST   /whip?stream=NAME   offer (application/sdp) -> 201 answer, Location /session/ID
 //	POST   /whep?stream=NAME   offer -> 201 answer (the stream's tracks), Location /session/ID
 //	DELETE /session/ID         ends that session
@@ -72,7 +72,8 @@ type player struct {
 }
 
 type server struct {
-	api *webrtc.API
+	api  *webrtc.API
+	h264 []string // --h264: the only profiles taken
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -84,13 +85,18 @@ type server struct {
 func main() {
 	listen := flag.String("listen", "127.0.0.1:8080", "HTTP address (WHIP, WHEP, stats)")
 	logLevel := flag.String("log", "error", "Pion's log level: error, warn, info, debug, trace")
+	h264 := flag.String("h264", "", "comma-separated H.264 profile-level-ids to take (packetization-mode 1 "+
+		"only, with Opus); an offer with none of them is refused (400); empty: Pion's default codecs")
 	flag.Parse()
-	api, err := newAPI(*logLevel)
+	api, err := newAPI(*logLevel, *h264)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
 	s := &server{api: api, sessions: map[string]*session{}, streams: map[string]*stream{}}
+	if *h264 != "" {
+		s.h264 = strings.Split(strings.ToLower(*h264), ",")
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -109,7 +115,7 @@ func main() {
 	}
 }
 
-func newAPI(level string) (*webrtc.API, error) {
+func newAPI(level, h264 string) (*webrtc.API, error) {
 	se := webrtc.SettingEngine{}
 	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
 	se.SetIncludeLoopbackCandidate(true)
@@ -127,7 +133,7 @@ func newAPI(level string) (*webrtc.API, error) {
 	se.LoggerFactory = factory
 
 	me := &webrtc.MediaEngine{}
-	if err := me.RegisterDefaultCodecs(); err != nil {
+	if err := registerCodecs(me, h264); err != nil {
 		return nil, err
 	}
 	ir := &interceptor.Registry{}
@@ -136,6 +142,37 @@ func newAPI(level string) (*webrtc.API, error) {
 	}
 	return webrtc.NewAPI(webrtc.WithSettingEngine(se), webrtc.WithMediaEngine(me),
 		webrtc.WithInterceptorRegistry(ir)), nil
+}
+
+// registerCodecs: Pion's defaults, or Opus and H.264 in the given profiles
+// only (a server as picky as the one of issue 23, which refused an offer of
+// the one profile it did not take).
+func registerCodecs(me *webrtc.MediaEngine, h264 string) error {
+	if h264 == "" {
+		return me.RegisterDefaultCodecs()
+	}
+	opus := webrtc.RTPCodecParameters{
+		RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeOpus, ClockRate: 48000, Channels: 2,
+			SDPFmtpLine: "minptime=10;useinbandfec=1"},
+		PayloadType: 111,
+	}
+	if err := me.RegisterCodec(opus, webrtc.RTPCodecTypeAudio); err != nil {
+		return err
+	}
+	fb := []webrtc.RTCPFeedback{{Type: "goog-remb"}, {Type: "ccm", Parameter: "fir"}, {Type: "nack"},
+		{Type: "nack", Parameter: "pli"}}
+	for i, profile := range strings.Split(h264, ",") {
+		c := webrtc.RTPCodecParameters{
+			RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeH264, ClockRate: 90000,
+				SDPFmtpLine:  "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=" + profile,
+				RTCPFeedback: fb},
+			PayloadType: webrtc.PayloadType(96 + i),
+		}
+		if err := me.RegisterCodec(c, webrtc.RTPCodecTypeVideo); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readOffer takes a POST's SDP body and the stream name of its query.
@@ -155,6 +192,33 @@ func readOffer(w http.ResponseWriter, r *http.Request) (string, string, bool) {
 		return "", "", false
 	}
 	return name, string(body), true
+}
+
+// takesH264 says whether an offer has an H.264 packetization-mode 1 entry in
+// one of the profiles taken: the same profile_idc and constraint flags (the
+// first four hex digits; the level may differ). Pion itself would fall back
+// to any H.264; with --h264 the server is strict, as issue 23's was.
+func (s *server) takesH264(offer string) bool {
+	if len(s.h264) == 0 {
+		return true
+	}
+	for _, line := range strings.Split(offer, "\n") {
+		line = strings.ToLower(strings.TrimSpace(line))
+		if !strings.HasPrefix(line, "a=fmtp:") || !strings.Contains(line, "packetization-mode=1") {
+			continue
+		}
+		at := strings.Index(line, "profile-level-id=")
+		if at < 0 || len(line) < at+len("profile-level-id=")+6 {
+			continue
+		}
+		id := line[at+len("profile-level-id=") : at+len("profile-level-id=")+6]
+		for _, p := range s.h264 {
+			if len(p) == 6 && id[:4] == p[:4] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (s *server) newSession(role, name string) (*session, error) {
@@ -224,6 +288,11 @@ func (s *server) handleWHIP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if !s.takesH264(offer) {
+		http.Error(w, "codecs not supported: no H.264 packetization-mode 1 in "+strings.Join(s.h264, ", "),
+			http.StatusBadRequest)
+		return
+	}
 	s.mu.Lock()
 	_, taken := s.streams[name]
 	s.mu.Unlock()
@@ -291,6 +360,11 @@ func (s *server) handleWHIP(w http.ResponseWriter, r *http.Request) {
 func (s *server) handleWHEP(w http.ResponseWriter, r *http.Request) {
 	name, offer, ok := readOffer(w, r)
 	if !ok {
+		return
+	}
+	if !s.takesH264(offer) {
+		http.Error(w, "codecs not supported: no H.264 packetization-mode 1 in "+strings.Join(s.h264, ", "),
+			http.StatusBadRequest)
 		return
 	}
 	ss, err := s.newSession("play", name)
