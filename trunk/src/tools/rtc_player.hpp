@@ -176,7 +176,9 @@ inline SessionDescription build_play_offer(const RtcOfferParams& p) {
     sd.msid_semantic = "WMS";
     sd.media.push_back(offer_section(p, "audio", "0", SdpDirection::kRecvOnly, {offer_opus()}));
     std::vector<SdpCodec> video;
-    for (const OfferedH264& h : kChromiumH264) video.push_back(offer_h264(h.pt, h.profile_level_id, h.packetization_mode));
+    for (const OfferedH264& h : kChromiumH264) {
+        video.push_back(offer_h264(h.pt, h.profile_level_id, h.packetization_mode));
+    }
     sd.media.push_back(offer_section(p, "video", "1", SdpDirection::kRecvOnly, std::move(video)));
     return sd;
 }

@@ -473,7 +473,8 @@ Player::Track* Player::track_of(const RtpHeader& h) {
         if (t.ssrc == h.ssrc) return &t;
     }
     if (tracks_.size() >= kMaxTracks) return nullptr;
-    tracks_.emplace_back(h.ssrc, std::find(video_pts_.begin(), video_pts_.end(), h.payload_type) != video_pts_.end() || (video_ssrc_ != 0 && h.ssrc == video_ssrc_));
+    const bool video_pt = std::find(video_pts_.begin(), video_pts_.end(), h.payload_type) != video_pts_.end();
+    tracks_.emplace_back(h.ssrc, video_pt || (video_ssrc_ != 0 && h.ssrc == video_ssrc_));
     return &tracks_.back();
 }
 

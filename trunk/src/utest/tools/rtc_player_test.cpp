@@ -163,9 +163,11 @@ TEST(RtcPlayer, OfferReadsBackAsWritten) {
     EXPECT_EQ(v.codecs[0].rtcp_fb,
               (std::vector<std::string>{"goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"}));
     std::vector<std::string> profiles;
-    for (const SdpCodec& c : v.codecs) profiles.push_back(*c.param("profile-level-id") + "/" + *c.param("packetization-mode"));
-    EXPECT_EQ(profiles, (std::vector<std::string>{"42001f/1", "42001f/0", "42e01f/1", "42e01f/0", "4d001f/1", "4d001f/0",
-                                                  "64001f/1", "64001f/0"}));
+    for (const SdpCodec& c : v.codecs) {
+        profiles.push_back(*c.param("profile-level-id") + "/" + *c.param("packetization-mode"));
+    }
+    EXPECT_EQ(profiles, (std::vector<std::string>{"42001f/1", "42001f/0", "42e01f/1", "42e01f/0", "4d001f/1",
+                                                  "4d001f/0", "64001f/1", "64001f/0"}));
     EXPECT_NE(text.find("a=recvonly\r\n"), std::string::npos);
     EXPECT_NE(text.find("a=setup:actpass\r\n"), std::string::npos);
 }

@@ -5,6 +5,7 @@
 // the header rewrite, the send ring and the on-purpose loss.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -167,18 +168,23 @@ TEST(RtcPublisher, ProfileCompatibility) {
 // takes, mode 0 first here): the publisher sends under the mode 1 entry of
 // its own profile, else the first mode 1 entry, else none.
 TEST(RtcPublisher, ChoosesTheVideoPtFromTheAnswer) {
-    const char* answer =
+    const std::string fp = std::string(kFingerprint);
+    const std::string h264 = "a=rtpmap:%d H264/90000\r\na=fmtp:%d level-asymmetry-allowed=1;packetization-mode=%d;"
+                             "profile-level-id=%s\r\n";
+    auto entry = [&h264](int pt, int mode, const char* profile) {
+        char line[256];
+        snprintf(line, sizeof(line), h264.c_str(), pt, pt, mode, profile);
+        return std::string(line);
+    };
+    const std::string answer =
         "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0 1\r\n"
         "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\na=mid:0\r\na=ice-ufrag:pion\r\n"
-        "a=ice-pwd:pionpionpionpionpionpion\r\n"
-        "a=fingerprint:sha-256 " "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89\r\n"
+        "a=ice-pwd:pionpionpionpionpionpion\r\na=fingerprint:sha-256 " + fp + "\r\n"
         "a=setup:active\r\na=recvonly\r\na=rtcp-mux\r\na=rtpmap:111 opus/48000/2\r\n"
         "a=candidate:1 1 udp 2130706431 127.0.0.1 40000 typ host\r\n"
-        "m=video 9 UDP/TLS/RTP/SAVPF 104 102 106 112\r\nc=IN IP4 0.0.0.0\r\na=mid:1\r\na=recvonly\r\na=rtcp-mux\r\n"
-        "a=rtpmap:104 H264/90000\r\na=fmtp:104 level-asymmetry-allowed=1;packetization-mode=0;profile-level-id=42001f\r\n"
-        "a=rtpmap:102 H264/90000\r\na=fmtp:102 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42001f\r\n"
-        "a=rtpmap:106 H264/90000\r\na=fmtp:106 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f\r\n"
-        "a=rtpmap:112 H264/90000\r\na=fmtp:112 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=64001f\r\n";
+        "m=video 9 UDP/TLS/RTP/SAVPF 104 102 106 112\r\nc=IN IP4 0.0.0.0\r\na=mid:1\r\na=recvonly\r\n"
+        "a=rtcp-mux\r\n" + entry(104, 0, "42001f") + entry(102, 1, "42001f") + entry(106, 1, "42e01f") +
+        entry(112, 1, "64001f");
     RtcAnswerInfo info;
     ASSERT_TRUE(read_play_answer(answer, &info).ok()) << answer;
     EXPECT_EQ(info.setup, SdpSetup::kActive);
