@@ -4,8 +4,10 @@
 //   - the -r URL: a WHEP endpoint (http://ip:port/rtc/v1/whep/?app=&stream=)
 //     or an SRS stream URL (webrtc://ip[:port]/app/stream, played through
 //     POST /rtc/v1/play/ on that host, port 1985 unless given);
-//   - the recvonly offer every player sends (Opus + H.264 packetization-mode 1,
-//     BUNDLE, rtcp-mux, a=setup:actpass) and what it keeps of the answer;
+//   - the recvonly offer every player sends (what Chromium offers: Opus, H.264
+//     in several profiles and both packetization modes, its rtcp-fb and
+//     extmaps, BUNDLE, rtcp-mux, a=setup:actpass) and what it keeps of the
+//     answer;
 //   - SRS's JSON API body and reply; a client's view of an HTTP response head;
 //   - the checks on what arrives: whether an H.264 RTP payload starts a
 //     keyframe, and the order of sequence numbers per SSRC (gaps, late
@@ -84,53 +86,100 @@ struct RtcOfferParams {
     uint64_t session_id = 1;  // o= sess-id
 };
 
+// What Chromium offers, so that a server that checks codecs the way it
+// checks a browser's takes ours (issue 23): Opus 111, and H.264 in several
+// profile-level-ids, each with packetization-mode 1 and 0, under Chromium's
+// payload types (without the rtx entries: the tools do not retransmit that way).
 constexpr int kOfferOpusPt = 111;
-constexpr int kOfferH264Pt = 106;
+constexpr int kOfferH264Pt = 106;  // 42e01f, packetization-mode 1
 
-// The recvonly offer of one player: mid 0 audio (opus/48000/2), mid 1 video
-// (H264/90000, packetization-mode=1, profile-level-id=42e01f, nack and nack
-// pli), BUNDLE 0 1, rtcp-mux, rtcp-rsize, a=setup:actpass (the server answers
-// passive and the player is the DTLS client), no candidates (the server is
-// ICE-lite and learns the player's address from its binding requests).
-inline SessionDescription build_play_offer(const RtcOfferParams& p) {
-    SessionDescription sd;
-    sd.origin_session_id = std::to_string(p.session_id);
-    sd.origin_session_version = "2";
-    sd.bundle = {"0", "1"};
-    sd.msid_semantic = "WMS";
-    auto section = [&p](const char* kind, const char* mid, SdpCodec codec) {
-        SdpMedia m;
-        m.kind = kind;
-        m.port = 9;
-        m.proto = "UDP/TLS/RTP/SAVPF";
-        m.formats = {std::to_string(codec.pt)};
-        m.connection = "IN IP4 0.0.0.0";
-        m.mid = mid;
-        m.direction = SdpDirection::kRecvOnly;
-        m.ice_ufrag = p.ice_ufrag;
-        m.ice_pwd = p.ice_pwd;
-        m.fingerprint.algorithm = "sha-256";
-        m.fingerprint.value = p.fingerprint;
-        m.setup = SdpSetup::kActpass;
-        m.rtcp_mux = true;
-        m.rtcp_rsize = true;
-        m.codecs.push_back(std::move(codec));
-        return m;
-    };
+struct OfferedH264 {
+    int pt;
+    const char* profile_level_id;
+    int packetization_mode;
+};
+constexpr OfferedH264 kChromiumH264[] = {
+    {102, "42001f", 1}, {104, "42001f", 0}, {106, "42e01f", 1}, {108, "42e01f", 0},
+    {127, "4d001f", 1}, {39, "4d001f", 0},  {112, "64001f", 1}, {113, "64001f", 0},
+};
+// The header extensions Chromium offers that a server of ours or Pion uses.
+struct OfferedExtmap {
+    int id;
+    const char* uri;
+};
+constexpr OfferedExtmap kChromiumExtmaps[] = {
+    {2, "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"},
+    {3, "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"},
+    {4, "urn:ietf:params:rtp-hdrext:sdes:mid"},
+};
+
+inline SdpCodec offer_opus() {
     SdpCodec opus;
     opus.pt = kOfferOpusPt;
     opus.name = "opus";
     opus.clock_rate = 48000;
     opus.channels = 2;
     opus.fmtp = "minptime=10;useinbandfec=1";
-    sd.media.push_back(section("audio", "0", std::move(opus)));
+    opus.rtcp_fb = {"transport-cc"};
+    return opus;
+}
+
+inline SdpCodec offer_h264(int pt, const std::string& profile_level_id, int packetization_mode) {
     SdpCodec h264;
-    h264.pt = kOfferH264Pt;
+    h264.pt = pt;
     h264.name = "H264";
     h264.clock_rate = 90000;
-    h264.fmtp = "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f";
-    h264.rtcp_fb = {"nack", "nack pli"};
-    sd.media.push_back(section("video", "1", std::move(h264)));
+    h264.fmtp = "level-asymmetry-allowed=1;packetization-mode=" + std::to_string(packetization_mode) +
+                ";profile-level-id=" + profile_level_id;
+    h264.rtcp_fb = {"goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"};
+    return h264;
+}
+
+// One m= section of a tool's offer: the codecs in order (m= formats follow
+// them), the extmaps, a=mid, ICE and DTLS attributes, rtcp-mux, rtcp-rsize,
+// a=setup:actpass, no candidates (the tools are the controlling ICE side and
+// send the first checks; the server learns their address from them).
+inline SdpMedia offer_section(const RtcOfferParams& p, const char* kind, const char* mid, SdpDirection direction,
+                              std::vector<SdpCodec> codecs) {
+    SdpMedia m;
+    m.kind = kind;
+    m.port = 9;
+    m.proto = "UDP/TLS/RTP/SAVPF";
+    for (const SdpCodec& c : codecs) m.formats.push_back(std::to_string(c.pt));
+    m.connection = "IN IP4 0.0.0.0";
+    m.mid = mid;
+    m.direction = direction;
+    m.ice_ufrag = p.ice_ufrag;
+    m.ice_pwd = p.ice_pwd;
+    m.fingerprint.algorithm = "sha-256";
+    m.fingerprint.value = p.fingerprint;
+    m.setup = SdpSetup::kActpass;
+    m.rtcp_mux = true;
+    m.rtcp_rsize = true;
+    for (const OfferedExtmap& e : kChromiumExtmaps) {
+        SdpExtmap x;
+        x.id = e.id;
+        x.uri = e.uri;
+        m.extmaps.push_back(std::move(x));
+    }
+    m.codecs = std::move(codecs);
+    return m;
+}
+
+// The recvonly offer of one player: mid 0 audio (Opus 111), mid 1 video (the
+// kChromiumH264 list), BUNDLE 0 1.
+inline SessionDescription build_play_offer(const RtcOfferParams& p) {
+    SessionDescription sd;
+    sd.origin_session_id = std::to_string(p.session_id);
+    sd.origin_session_version = "2";
+    sd.bundle = {"0", "1"};
+    sd.msid_semantic = "WMS";
+    sd.media.push_back(offer_section(p, "audio", "0", SdpDirection::kRecvOnly, {offer_opus()}));
+    std::vector<SdpCodec> video;
+    for (const OfferedH264& h : kChromiumH264) {
+        video.push_back(offer_h264(h.pt, h.profile_level_id, h.packetization_mode));
+    }
+    sd.media.push_back(offer_section(p, "video", "1", SdpDirection::kRecvOnly, std::move(video)));
     return sd;
 }
 
@@ -143,7 +192,14 @@ struct RtcAnswerInfo {
     std::string candidate_ip;    // the first udp host candidate
     uint16_t candidate_port = 0;
     int audio_pt = -1;           // -1: the section was refused (port 0) or absent
-    int video_pt = -1;
+    int video_pt = -1;           // the first H.264 packetization-mode 1 (else the first codec) of the section
+    std::vector<int> audio_pts, video_pts;  // every payload type of each accepted section (a server may send any)
+    struct H264 {
+        int pt = -1;
+        std::string profile_level_id;  // as written ("" none)
+        int packetization_mode = 0;
+    };
+    std::vector<H264> video_h264;  // the video section's H.264 entries, in the answer's order
     uint32_t audio_ssrc = 0;     // 0: not announced
     uint32_t video_ssrc = 0;
 };
@@ -164,7 +220,23 @@ inline Error read_play_answer(std::string_view text, RtcAnswerInfo* out, bool tc
         const bool audio = m.kind == "audio", video = m.kind == "video";
         if (!audio && !video) continue;
         if (!first) first = &m;
-        (audio ? out->audio_pt : out->video_pt) = m.codecs[0].pt;
+        for (const SdpCodec& c : m.codecs) (audio ? out->audio_pts : out->video_pts).push_back(c.pt);
+        if (audio) {
+            out->audio_pt = m.codecs[0].pt;
+        } else {
+            for (const SdpCodec& c : m.codecs) {
+                if (!iequals(c.name, "H264")) continue;
+                RtcAnswerInfo::H264 h;
+                h.pt = c.pt;
+                const std::string* plid = c.param("profile-level-id");
+                const std::string* mode = c.param("packetization-mode");
+                h.profile_level_id = plid ? *plid : "";
+                h.packetization_mode = mode && *mode == "1" ? 1 : 0;
+                if (h.packetization_mode == 1 && out->video_pt < 0) out->video_pt = h.pt;
+                out->video_h264.push_back(std::move(h));
+            }
+            if (out->video_pt < 0) out->video_pt = m.codecs[0].pt;
+        }
         if (!m.ssrcs.empty()) (audio ? out->audio_ssrc : out->video_ssrc) = m.ssrcs[0].ssrc;
         for (const SdpCandidate& c : m.candidates) {
             if (out->candidate_port == 0 && iequals(c.transport, tcp ? "tcp" : "udp") && c.type == "host" &&

@@ -5,8 +5,10 @@
 //   - the -r URL: a WHIP endpoint (http://ip:port/rtc/v1/whip/?app=&stream=)
 //     or an SRS stream URL (webrtc://ip[:port]/app/stream, published through
 //     POST /rtc/v1/publish/ on that host, port 1985 unless given);
-//   - the sendonly offer (Opus PT 111, H.264 PT 102 packetization-mode 1 with
-//     nack / nack pli, a=ssrc lines for the SSRCs the tool sends);
+//   - the sendonly offer (what Chromium offers: Opus 111, H.264 in the
+//     profiles that can carry ffmpeg's stream, both packetization modes,
+//     Chromium's rtcp-fb and extmaps, a=ssrc lines for the SSRCs the tool
+//     sends) and the PT the answer chose for the video it relays;
 //   - the H.264 profile-level-id of ffmpeg's SDP (-sdp_file), when given;
 //   - the H.264 SPS/PPS of ffmpeg's SDP (sprop-parameter-sets), sent by the
 //     tool as a STAP-A before each IDR when the stream does not carry them;
@@ -45,8 +47,8 @@ inline Error parse_rtc_publish_url(const std::string& url, RtcPlayUrl* out) {
 
 // ---- the offer ----
 
-constexpr int kPublishOpusPt = 111;
-constexpr int kPublishH264Pt = 102;
+constexpr int kPublishOpusPt = kOfferOpusPt;
+constexpr int kPublishOwnProfilePt = 96;  // ffmpeg's profile when Chromium's list does not have it
 constexpr const char* kDefaultProfileLevelId = "42e01f";
 
 struct RtcPublishParams {
@@ -58,33 +60,52 @@ struct RtcPublishParams {
     std::string profile_level_id = kDefaultProfileLevelId;  // 6 hex digits
 };
 
-// The sendonly offer: mid 0 audio (opus/48000/2, PT 111), mid 1 video
-// (H264/90000, PT 102, packetization-mode=1, the profile-level-id given, nack
-// and nack pli), each with an a=ssrc (cname, msid) of the SSRC we send, BUNDLE
-// 0 1, rtcp-mux, rtcp-rsize, a=setup:actpass, no candidates (the server is
-// ICE-lite: it learns our address from our binding requests).
+// Whether a stream of H.264 profile-level-id `stream` is also a valid stream
+// of the offered `entry` (levels aside: the offers say
+// level-asymmetry-allowed): the same profile_idc, a Constrained Baseline
+// stream (profile_idc 66 with constraint_set1) under Main (77) or High (100),
+// a Main stream under High: what a decoder of the entry's profile decodes.
+// False for anything not six hex digits.
+inline bool h264_profile_carries(std::string_view stream, std::string_view entry) {
+    auto byte = [](std::string_view id, size_t at, int* out) {
+        if (id.size() != 6) return false;
+        int v = 0;
+        for (size_t i = at; i < at + 2; i++) {
+            const char c = id[i];
+            const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                        : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (d < 0) return false;
+            v = v * 16 + d;
+        }
+        *out = v;
+        return true;
+    };
+    int s_idc = 0, s_flags = 0, level = 0, e_idc = 0, e_flags = 0;
+    if (!byte(stream, 0, &s_idc) || !byte(stream, 2, &s_flags) || !byte(stream, 4, &level) || !byte(entry, 0, &e_idc) ||
+        !byte(entry, 2, &e_flags) || !byte(entry, 4, &level)) {
+        return false;
+    }
+    if (s_idc == e_idc) return true;
+    const bool constrained_baseline = s_idc == 66 && (s_flags & 0x40);
+    if (constrained_baseline) return e_idc == 77 || e_idc == 100;
+    return s_idc == 77 && e_idc == 100;
+}
+
+// The sendonly offer: mid 0 audio (Opus 111), mid 1 video: ffmpeg's profile
+// (p.profile_level_id) with packetization-mode 1 first (under Chromium's PT
+// for it, else kPublishOwnProfilePt), then the kChromiumH264 entries that can
+// carry that stream (h264_profile_carries), in Chromium's order. Each section
+// has an a=ssrc (cname, msid) of the SSRC we send, the extmaps and rtcp-fb
+// Chromium offers; BUNDLE 0 1, rtcp-mux, rtcp-rsize, a=setup:actpass, no
+// candidates (we send the first checks).
 inline SessionDescription build_publish_offer(const RtcPublishParams& p) {
     SessionDescription sd;
     sd.origin_session_id = std::to_string(p.ice.session_id);
     sd.origin_session_version = "2";
     sd.bundle = {"0", "1"};
     sd.msid_semantic = "WMS";
-    auto section = [&p](const char* kind, const char* mid, uint32_t ssrc, SdpCodec codec) {
-        SdpMedia m;
-        m.kind = kind;
-        m.port = 9;
-        m.proto = "UDP/TLS/RTP/SAVPF";
-        m.formats = {std::to_string(codec.pt)};
-        m.connection = "IN IP4 0.0.0.0";
-        m.mid = mid;
-        m.direction = SdpDirection::kSendOnly;
-        m.ice_ufrag = p.ice.ice_ufrag;
-        m.ice_pwd = p.ice.ice_pwd;
-        m.fingerprint.algorithm = "sha-256";
-        m.fingerprint.value = p.ice.fingerprint;
-        m.setup = SdpSetup::kActpass;
-        m.rtcp_mux = true;
-        m.rtcp_rsize = true;
+    auto section = [&p](const char* kind, const char* mid, uint32_t ssrc, std::vector<SdpCodec> codecs) {
+        SdpMedia m = offer_section(p.ice, kind, mid, SdpDirection::kSendOnly, std::move(codecs));
         const std::string track = p.stream_id + "-" + kind;
         m.msid = p.stream_id + " " + track;
         SdpSsrc s;
@@ -93,24 +114,37 @@ inline SessionDescription build_publish_offer(const RtcPublishParams& p) {
         s.msid_stream = p.stream_id;
         s.msid_track = track;
         m.ssrcs.push_back(std::move(s));
-        m.codecs.push_back(std::move(codec));
         return m;
     };
-    SdpCodec opus;
-    opus.pt = kPublishOpusPt;
-    opus.name = "opus";
-    opus.clock_rate = 48000;
-    opus.channels = 2;
-    opus.fmtp = "minptime=10;useinbandfec=1";
-    sd.media.push_back(section("audio", "0", p.audio_ssrc, std::move(opus)));
-    SdpCodec h264;
-    h264.pt = kPublishH264Pt;
-    h264.name = "H264";
-    h264.clock_rate = 90000;
-    h264.fmtp = "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=" + p.profile_level_id;
-    h264.rtcp_fb = {"nack", "nack pli"};
-    sd.media.push_back(section("video", "1", p.video_ssrc, std::move(h264)));
+    sd.media.push_back(section("audio", "0", p.audio_ssrc, {offer_opus()}));
+
+    std::vector<SdpCodec> video;
+    int own_pt = kPublishOwnProfilePt;
+    for (const OfferedH264& h : kChromiumH264) {
+        if (h.packetization_mode == 1 && iequals(h.profile_level_id, p.profile_level_id)) own_pt = h.pt;
+    }
+    video.push_back(offer_h264(own_pt, p.profile_level_id, 1));
+    for (const OfferedH264& h : kChromiumH264) {
+        if (h.pt != own_pt && h264_profile_carries(p.profile_level_id, h.profile_level_id)) {
+            video.push_back(offer_h264(h.pt, h.profile_level_id, h.packetization_mode));
+        }
+    }
+    sd.media.push_back(section("video", "1", p.video_ssrc, std::move(video)));
     return sd;
+}
+
+// The video payload type to send with, from the answer: the H.264
+// packetization-mode 1 entry whose profile-level-id is the stream's, else
+// the first mode 1 entry (ffmpeg packetizes with FU-A: mode 0 would not do).
+// -1 when the answer has no H.264 mode 1 entry.
+inline int publish_video_pt(const RtcAnswerInfo& answer, std::string_view stream_profile) {
+    int first = -1;
+    for (const RtcAnswerInfo::H264& h : answer.video_h264) {
+        if (h.packetization_mode != 1) continue;
+        if (iequals(h.profile_level_id, stream_profile)) return h.pt;
+        if (first < 0) first = h.pt;
+    }
+    return first;
 }
 
 // The profile-level-id of the first H.264 fmtp in an SDP as ffmpeg writes it

@@ -232,7 +232,7 @@ class Player : public ToolClient<Options, RtcPlayerStats>, public RtcPeerListene
     // Per session.
     std::string ufrag_, pwd_;
     uint32_t ssrc_ = 0;  // ours, in RRs
-    int video_pt_ = -1;
+    std::vector<int> video_pts_;  // every video PT of the answer (Pion may send any of them)
     uint32_t video_ssrc_ = 0;
     utime_t post_us_ = 0;
     utime_t last_media_us_ = 0;
@@ -252,7 +252,7 @@ Error Player::session() {
     ufrag_ = rtc_random_string(8);
     pwd_ = rtc_random_string(24);
     ssrc_ = rtc_random_u32();
-    video_pt_ = -1;
+    video_pts_.clear();
     video_ssrc_ = 0;
     first_packet_us_ = ttff_us_ = -1;
     connected_ = closed_ = server_bye_ = first_video_checked_ = frame_has_key_ = false;
@@ -274,7 +274,7 @@ Error Player::session() {
     std::string delete_target;
     if (Error err = signal(url, offer, &answer, &delete_target); err.failed()) return err;
     opt_->shared->answer_us.push_back(monotonic_us() - post_us_);
-    video_pt_ = answer.video_pt;
+    video_pts_ = answer.video_pts;
     video_ssrc_ = answer.video_ssrc;
 
     return play(url, answer, delete_target);
@@ -473,7 +473,8 @@ Player::Track* Player::track_of(const RtpHeader& h) {
         if (t.ssrc == h.ssrc) return &t;
     }
     if (tracks_.size() >= kMaxTracks) return nullptr;
-    tracks_.emplace_back(h.ssrc, h.payload_type == video_pt_ || (video_ssrc_ != 0 && h.ssrc == video_ssrc_));
+    const bool video_pt = std::find(video_pts_.begin(), video_pts_.end(), h.payload_type) != video_pts_.end();
+    tracks_.emplace_back(h.ssrc, video_pt || (video_ssrc_ != 0 && h.ssrc == video_ssrc_));
     return &tracks_.back();
 }
 

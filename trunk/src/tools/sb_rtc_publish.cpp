@@ -218,6 +218,7 @@ class Publisher : public RtcPeerListener {
     std::unique_ptr<RtcPeer> peer_;
     LossDropper loss_;
     uint32_t audio_ssrc_ = 0, video_ssrc_ = 0;
+    int audio_pt_ = kPublishOpusPt, video_pt_ = -1;  // what the answer chose
     RtpSendRing audio_ring_, video_ring_;
     // Every ask is answered: the tool plays a publisher under test, not a
     // server that must bound what a NACK storm costs it.
@@ -290,6 +291,9 @@ Error Publisher::run(const RtcPlayUrl& url, const std::shared_ptr<DtlsCertificat
     if (answer.audio_pt < 0 || answer.video_pt < 0) {
         fprintf(stderr, "warning: the answer accepts %s only\n", answer.audio_pt < 0 ? "video" : "audio");
     }
+    audio_pt_ = answer.audio_pt;
+    video_pt_ = publish_video_pt(answer, p.profile_level_id);
+    if (answer.video_pt >= 0 && video_pt_ < 0) return SRS_ERR(kErrorSdpAnswer, "the answer has no H.264 mode 1");
     StunAddress server;
     if (!stun_address_of_ip(answer.candidate_ip, answer.candidate_port, &server) ||
         server.family != StunAddress::kIpv4) {
@@ -413,7 +417,7 @@ void Publisher::relay(int fd, bool video) {
             continue;
         }
         const size_t header = rtp_header_size_of(buf_, n);
-        if (header == 0 || (buf_[0] >> 6) != 2) continue;
+        if (header == 0 || (buf_[0] >> 6) != 2 || (video ? video_pt_ : audio_pt_) < 0) continue;  // or refused
         if (video && !parameter_sets_.empty()) {
             // An IDR not preceded by SPS/PPS gets them from ffmpeg's SDP first.
             const H264PayloadKind kind = h264_payload_kind(buf_ + header, n - header);
@@ -436,7 +440,7 @@ void Publisher::relay(int fd, bool video) {
 void Publisher::send_new(uint8_t* p, size_t n, bool video) {
     const int k = video ? 1 : 0;
     const uint32_t ssrc = video ? video_ssrc_ : audio_ssrc_;
-    rewrite_rtp_header(p, n, video ? kPublishH264Pt : kPublishOpusPt, next_seq_[k]++, ssrc);
+    rewrite_rtp_header(p, n, video ? video_pt_ : audio_pt_, next_seq_[k]++, ssrc);
     const uint32_t timestamp = (static_cast<uint32_t>(p[4]) << 24) | (p[5] << 16) | (p[6] << 8) | p[7];
     send_stats_[k]->on_packet(timestamp, n - 12, monotonic_us());
     (video ? video_ring_ : audio_ring_).put(p, n);

@@ -364,6 +364,11 @@ size_t stun_encoded_size(const StunBindingRequest& r) {
            kFingerprintAttr;
 }
 
+size_t stun_encoded_size(const StunBindingErrorResponse& r) {
+    return kStunHeaderSize + software_size(r.software) + kAttrHeader + padded(4 + r.reason.size()) + kIntegrityAttr +
+           kFingerprintAttr;
+}
+
 Error stun_encode(const StunBindingResponse& r, uint8_t* buf, size_t capacity, size_t* written) {
     size_t alen = address_value_size(r.mapped);
     if (alen == 0) return SRS_ERR(kErrorStunBadArgument, "stun response without a mapped address family");
@@ -402,6 +407,30 @@ Error stun_encode(const StunBindingRequest& r, uint8_t* buf, size_t capacity, si
     w.u64(r.controlling ? kStunAttrIceControlling : kStunAttrIceControlled, r.tie_breaker);
     if (r.use_candidate) w.begin(kStunAttrUseCandidate, 0);
     w.bytes(kStunAttrUsername, r.username);
+    if (!w.finish(r.password, written)) return SRS_ERR(kErrorStunCrypto, "stun hmac-sha1 failed");
+    return Error();
+}
+
+Error stun_encode(const StunBindingErrorResponse& r, uint8_t* buf, size_t capacity, size_t* written) {
+    if (r.code < 300 || r.code > 699) return SRS_ERR(kErrorStunBadArgument, "stun error code %d", r.code);
+    if (r.reason.size() > kStunMaxReason)
+        return SRS_ERR(kErrorStunBadArgument, "stun reason of %zu bytes", r.reason.size());
+    if (r.software.size() > kStunMaxSoftware)
+        return SRS_ERR(kErrorStunBadArgument, "stun software of %zu bytes", r.software.size());
+    size_t need = stun_encoded_size(r);
+    if (capacity < need) {
+        return SRS_ERR(kErrorStunBufferTooSmall, "stun error response needs %zu bytes, %zu given", need, capacity);
+    }
+    write_header(buf, kStunBindingError, r.transaction_id);
+    AttrWriter w(buf, r.padding);
+    if (!r.software.empty()) w.bytes(kStunAttrSoftware, r.software);
+    // ERROR-CODE: 21 zero bits, the class (hundreds) in 3 bits, the number (0..99) in a byte, the reason.
+    uint8_t* v = w.begin(kStunAttrErrorCode, 4 + r.reason.size());
+    v[0] = 0;
+    v[1] = 0;
+    v[2] = static_cast<uint8_t>(r.code / 100);
+    v[3] = static_cast<uint8_t>(r.code % 100);
+    if (!r.reason.empty()) memcpy(v + 4, r.reason.data(), r.reason.size());
     if (!w.finish(r.password, written)) return SRS_ERR(kErrorStunCrypto, "stun hmac-sha1 failed");
     return Error();
 }

@@ -1,6 +1,6 @@
-// STUN messages as ICE-lite needs them (RFC 5389, RFC 8445 section 7): decode a
+// STUN messages as ICE needs them (RFC 5389, RFC 8445 section 7): decode a
 // datagram, verify its MESSAGE-INTEGRITY and FINGERPRINT, encode a binding
-// success response and a binding request. Sans-IO: bytes in, bytes out.
+// success response, a binding error response and a binding request. Sans-IO: bytes in, bytes out.
 //
 // The wire format (RFC 5389 section 6), all fields big-endian:
 //
@@ -180,9 +180,23 @@ struct StunBindingRequest {
     uint8_t padding = 0;
 };
 
+// A binding error response (RFC 5389 7.3.1, 15.6): [SOFTWARE], ERROR-CODE,
+// MESSAGE-INTEGRITY, FINGERPRINT. ICE sends 487 Role Conflict with it (RFC
+// 8445 7.3.1.1), keyed like a success response.
+struct StunBindingErrorResponse {
+    uint8_t transaction_id[kStunTransactionIdSize] = {};  // the request's
+    int code = 0;                                         // 300..699
+    std::string_view reason;                              // UTF-8, at most kStunMaxReason bytes
+    std::string_view password;                            // our ice-pwd
+    std::string_view software;                            // empty: no SOFTWARE
+    uint8_t padding = 0;
+};
+constexpr int kStunErrorRoleConflict = 487;
+
 // The exact number of bytes the encoders below write.
 size_t stun_encoded_size(const StunBindingResponse& r);
 size_t stun_encoded_size(const StunBindingRequest& r);
+size_t stun_encoded_size(const StunBindingErrorResponse& r);
 
 // Encode into buf[0, capacity); *written is the message size on success.
 // kErrorStunBufferTooSmall when it does not fit (nothing written past
@@ -190,5 +204,7 @@ size_t stun_encoded_size(const StunBindingRequest& r);
 // username/software too long for the wire.
 Error stun_encode(const StunBindingResponse& r, uint8_t* buf, size_t capacity, size_t* written);
 Error stun_encode(const StunBindingRequest& r, uint8_t* buf, size_t capacity, size_t* written);
+// Also kErrorStunBadArgument for a code outside 300..699.
+Error stun_encode(const StunBindingErrorResponse& r, uint8_t* buf, size_t capacity, size_t* written);
 
 }  // namespace srs

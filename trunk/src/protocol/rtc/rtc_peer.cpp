@@ -177,10 +177,7 @@ Error RtcPeer::on_stun(const uint8_t* data, size_t size, const StunAddress& from
     return err;
 }
 
-Error RtcPeer::on_stun_request(const StunMessage& m, const uint8_t* data, const StunAddress& from, utime_t now) {
-    if (options_.ice_controlling) {
-        return SRS_ERR(kErrorRtcPeerStun, "a binding request to the controlling side (the remote is ice-lite)");
-    }
+Error RtcPeer::verify_request(const StunMessage& m, const uint8_t* data) const {
     if (m.unknown_required) return SRS_ERR(kErrorRtcPeerStun, "unknown required attribute 0x%04x", m.unknown_required);
     // USERNAME is "<our ufrag>:<their ufrag>".
     const std::string& l = options_.local_ufrag;
@@ -195,20 +192,30 @@ Error RtcPeer::on_stun_request(const StunMessage& m, const uint8_t* data, const 
         return SRS_WRAP(err, "binding request");
     }
     if (Error err = stun_verify_fingerprint(m, data); err.failed()) return SRS_WRAP(err, "binding request");
+    return Error();
+}
 
+Error RtcPeer::encode_success(const StunMessage& m, const StunAddress& from, RtcTransmit* t) const {
     StunBindingResponse resp;
     memcpy(resp.transaction_id, m.transaction_id, kStunTransactionIdSize);
     resp.mapped = from;
     resp.password = options_.local_pwd;
     resp.software = options_.software;
-    RtcTransmit t;
-    t.to = from;
-    t.data.resize(stun_encoded_size(resp));
+    t->to = from;
+    t->data.resize(stun_encoded_size(resp));
     size_t n = 0;
-    if (Error err = stun_encode(resp, reinterpret_cast<uint8_t*>(&t.data[0]), t.data.size(), &n); err.failed()) {
+    if (Error err = stun_encode(resp, reinterpret_cast<uint8_t*>(&t->data[0]), t->data.size(), &n); err.failed()) {
         return SRS_WRAP(err, "encode binding response");
     }
-    t.data.resize(n);
+    t->data.resize(n);
+    return Error();
+}
+
+Error RtcPeer::on_stun_request(const StunMessage& m, const uint8_t* data, const StunAddress& from, utime_t now) {
+    if (Error err = verify_request(m, data); err.failed()) return err;
+    if (options_.ice_controlling) return on_remote_check(m, from, now);
+    RtcTransmit t;
+    if (Error err = encode_success(m, from, &t); err.failed()) return err;
 
     // Verified: from here on the request counts.
     out_.push_back(std::move(t));
@@ -226,6 +233,42 @@ Error RtcPeer::on_stun_request(const StunMessage& m, const uint8_t* data, const 
         last_heard_us_ = now;
         return select_address(from, now);
     }
+    return Error();
+}
+
+// The controlling side of full ICE (RFC 8445 7.3): a full-ICE remote checks
+// the pair too, and only uses it once its own check got a response, so its
+// verified checks are answered. They never pick the address: our nominated
+// check does (on_stun_response).
+Error RtcPeer::on_remote_check(const StunMessage& m, const StunAddress& from, utime_t now) {
+    RtcTransmit t;
+    if (m.has_ice_controlling) {
+        // RFC 8445 7.3.1.1: both sides claim control. The rule lets the larger
+        // tie breaker keep it; we have no controlled mode, so the remote hears
+        // 487 either way and, by 7.2.5.1, retries as the controlled side.
+        StunBindingErrorResponse e;
+        memcpy(e.transaction_id, m.transaction_id, kStunTransactionIdSize);
+        e.code = kStunErrorRoleConflict;
+        e.reason = "Role Conflict";
+        e.password = options_.local_pwd;
+        e.software = options_.software;
+        t.to = from;
+        t.data.resize(stun_encoded_size(e));
+        size_t n = 0;
+        if (Error err = stun_encode(e, reinterpret_cast<uint8_t*>(&t.data[0]), t.data.size(), &n); err.failed()) {
+            return SRS_WRAP(err, "encode role conflict");
+        }
+        t.data.resize(n);
+        out_.push_back(std::move(t));
+        ++stats_.role_conflicts;
+        return Error();
+    }
+    if (Error err = encode_success(m, from, &t); err.failed()) return err;
+    out_.push_back(std::move(t));
+    ++stats_.checks_answered;
+    // RFC 8445 7.3.1.4: a triggered check on the pair the remote just checked,
+    // so the nomination does not wait for the next timer.
+    if (!nominated_ && from == options_.remote_candidate) return send_check(now);
     return Error();
 }
 
@@ -469,6 +512,7 @@ void RtcPeer::finish(RtcPeerState state, Error reason) {
 std::string RtcPeer::milestones() const {
     std::string s = "ice:" + std::to_string(stats_.stun_ok);
     if (has_remote_) s += "@" + remote_.to_string();
+    if (options_.ice_controlling) s += ",answered:" + std::to_string(stats_.checks_answered);
     s += ",dtls:" + dtls_.milestones();
     s += ",srtp:";
     if (state_ == RtcPeerState::kConnected || dtls_.state() == DtlsState::kConnected) {

@@ -1,5 +1,5 @@
 // One WebRTC peer (a session's transport) as a sans-IO object: ICE (lite on
-// the server, controlling on the client), DTLS-SRTP, and the demux of RFC 7983
+// the server, full and controlling on the client), DTLS-SRTP, and the demux of RFC 7983
 // joined into one state machine. Datagrams and the clock go in
 // (handle_datagram, handle_timeout), datagrams to send come out
 // (pop_transmit), media goes up through a listener.
@@ -17,6 +17,9 @@
 //   exactly once (from handle_datagram, handle_timeout or close).
 // - A STUN request is answered only when it decodes, names "<local>:<remote>"
 //   ufrags, and its MESSAGE-INTEGRITY (local_pwd) and FINGERPRINT verify.
+//   The client answers them too (a full-ICE remote checks the pair before it
+//   uses it), with a success, or 487 when the request also claims control;
+//   they never select the address there: only the response to our check does.
 // - DTLS and media are taken only from the selected address: the source of the
 //   first verified binding request (server) or response (client), moved by a
 //   later verified request from elsewhere (NAT rebinding).
@@ -58,7 +61,9 @@ constexpr utime_t kRtcRebindQuiet = 1 * kUsPerSecond;
 
 struct RtcPeerOptions {
     // false: the server, ICE-lite (only answers connectivity checks). true: a full-ICE controlling client (our
-    // load tool and tests): sends binding requests with USE-CANDIDATE to remote_candidate.
+    // load tools and tests): sends binding requests with USE-CANDIDATE to remote_candidate (aggressive
+    // nomination), answers the remote's own checks (a full-ICE server such as Pion's needs its check answered
+    // before it uses the pair), and moves to DTLS once one of its checks got a verified response.
     bool ice_controlling = false;
     std::string local_ufrag, local_pwd;    // ours, as in our SDP
     std::string remote_ufrag, remote_pwd;  // the peer's, from its SDP
@@ -116,6 +121,8 @@ class RtcPeer {
     // with local_pwd and FINGERPRINT; then a success response goes to `from` (pop_transmit) and the stun timer is
     // refreshed; a verified request from a new address moves the peer (on_peer_address); the first one also starts
     // DTLS when we are the DTLS client. Anything failing -> error returned, nothing sent, state unchanged.
+    // STUN request (client): verified the same way, answered with a success (or 487 Role Conflict when it carries
+    // ICE-CONTROLLING); one from remote_candidate before our nomination also triggers a check; no state change.
     // STUN response (client): transaction id must match an outstanding check, integrity verified with remote_pwd.
     // DTLS/RTP/RTCP: accepted only from the selected address (else an error, dropped). RTP vs RTCP by RFC 5761
     // (second byte 192..223 is RTCP). SRTP/SRTCP unprotect failures, RTP header errors, RTCP compound errors ->
@@ -142,11 +149,15 @@ class RtcPeer {
     utime_t last_stun_us() const { return last_stun_us_; }
     SrtpProfile srtp_profile() const { return profile_; }
     const DtlsEndpoint& dtls() const { return dtls_; }
-    // "ice:<checks answered>@<address>,dtls:<DtlsEndpoint::milestones()>,srtp:<profile name>" for the log line.
+    // "ice:<verified stun>@<address>[,answered:<remote checks answered, client>],dtls:<DtlsEndpoint::milestones()>,
+    // srtp:<profile name>" for the log line.
     std::string milestones() const;
-    // Counters for logs/stats: stun requests answered, stun rejected, dtls datagrams, rtp/rtcp in, unprotect errors.
+    // Counters for logs/stats: verified stun (server: requests answered; client: responses to our checks), stun
+    // rejected, dtls datagrams, rtp/rtcp in, unprotect errors; client only: the remote's checks answered with a
+    // success, and with 487.
     struct Stats {
         uint64_t stun_ok = 0, stun_bad = 0, dtls_in = 0, rtp_in = 0, rtcp_in = 0, srtp_errors = 0, dropped = 0;
+        uint64_t checks_answered = 0, role_conflicts = 0;
     };
     const Stats& stats() const { return stats_; }
 
@@ -155,6 +166,10 @@ class RtcPeer {
     Error on_datagram(uint8_t* data, size_t size, const StunAddress& from, utime_t now);
     Error on_stun(const uint8_t* data, size_t size, const StunAddress& from, utime_t now);
     Error on_stun_request(const StunMessage& m, const uint8_t* data, const StunAddress& from, utime_t now);
+    // USERNAME "<local>:<remote>", MESSAGE-INTEGRITY with local_pwd, FINGERPRINT, no unknown required attribute.
+    Error verify_request(const StunMessage& m, const uint8_t* data) const;
+    Error encode_success(const StunMessage& m, const StunAddress& from, RtcTransmit* t) const;
+    Error on_remote_check(const StunMessage& m, const StunAddress& from, utime_t now);
     Error on_stun_response(const StunMessage& m, const uint8_t* data, const StunAddress& from, utime_t now);
     Error on_dtls(const uint8_t* data, size_t size, utime_t now);
     Error on_media(uint8_t* data, size_t size, utime_t now);

@@ -145,8 +145,10 @@ TEST(RtcPlayer, OfferReadsBackAsWritten) {
         EXPECT_TRUE(m->rtcp_mux);
         EXPECT_EQ(m->proto, "UDP/TLS/RTP/SAVPF");
         EXPECT_TRUE(m->candidates.empty());
-        ASSERT_EQ(m->codecs.size(), 1u);
+        EXPECT_EQ(m->extmaps.size(), 3u);
     }
+    ASSERT_EQ(a.codecs.size(), 1u);
+    ASSERT_EQ(v.codecs.size(), std::size(kChromiumH264));
     EXPECT_EQ(a.mid, "0");
     EXPECT_EQ(a.codecs[0].name, "opus");
     EXPECT_EQ(a.codecs[0].clock_rate, 48000u);
@@ -157,8 +159,15 @@ TEST(RtcPlayer, OfferReadsBackAsWritten) {
     ASSERT_NE(v.codecs[0].param("packetization-mode"), nullptr);
     EXPECT_EQ(*v.codecs[0].param("packetization-mode"), "1");
     ASSERT_NE(v.codecs[0].param("profile-level-id"), nullptr);
-    EXPECT_EQ(*v.codecs[0].param("profile-level-id"), "42e01f");
-    EXPECT_EQ(v.codecs[0].rtcp_fb, (std::vector<std::string>{"nack", "nack pli"}));
+    EXPECT_EQ(*v.codecs[0].param("profile-level-id"), "42001f");  // Chromium's order
+    EXPECT_EQ(v.codecs[0].rtcp_fb,
+              (std::vector<std::string>{"goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"}));
+    std::vector<std::string> profiles;
+    for (const SdpCodec& c : v.codecs) {
+        profiles.push_back(*c.param("profile-level-id") + "/" + *c.param("packetization-mode"));
+    }
+    EXPECT_EQ(profiles, (std::vector<std::string>{"42001f/1", "42001f/0", "42e01f/1", "42e01f/0", "4d001f/1",
+                                                  "4d001f/0", "64001f/1", "64001f/0"}));
     EXPECT_NE(text.find("a=recvonly\r\n"), std::string::npos);
     EXPECT_NE(text.find("a=setup:actpass\r\n"), std::string::npos);
 }

@@ -5,6 +5,7 @@
 // the header rewrite, the send ring and the on-purpose loss.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -107,11 +108,23 @@ TEST(RtcPublisher, OfferIsSendonlyWithOurSsrcsAndProfile) {
     EXPECT_EQ(a.ssrcs[0].cname, "pubcname");
     EXPECT_EQ(v.kind, "video");
     EXPECT_EQ(v.direction, SdpDirection::kSendOnly);
-    ASSERT_EQ(v.codecs.size(), 1u);
-    EXPECT_EQ(v.codecs[0].pt, kPublishH264Pt);
+    // ffmpeg's profile first (not in Chromium's list: PT 96), then every
+    // entry of Chromium's list (a Constrained Baseline stream is valid under all).
+    ASSERT_EQ(v.codecs.size(), 1u + std::size(kChromiumH264));
+    EXPECT_EQ(v.codecs[0].pt, kPublishOwnProfilePt);
     EXPECT_EQ(*v.codecs[0].param("profile-level-id"), "42c01e");
     EXPECT_EQ(*v.codecs[0].param("packetization-mode"), "1");
-    EXPECT_EQ(v.codecs[0].rtcp_fb, (std::vector<std::string>{"nack", "nack pli"}));
+    EXPECT_EQ(v.codecs[0].rtcp_fb,
+              (std::vector<std::string>{"goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"}));
+    EXPECT_EQ(v.codecs[1].pt, 102);
+    EXPECT_EQ(*v.codecs[2].param("packetization-mode"), "0");
+    EXPECT_EQ(v.formats.size(), v.codecs.size());
+    EXPECT_EQ(a.codecs[0].fmtp, "minptime=10;useinbandfec=1");
+    for (const SdpMedia* m : {&a, &v}) {
+        ASSERT_EQ(m->extmaps.size(), 3u);
+        EXPECT_EQ(m->extmaps[1].uri, "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01");
+        EXPECT_EQ(m->extmaps[2].uri, "urn:ietf:params:rtp-hdrext:sdes:mid");
+    }
     ASSERT_EQ(v.ssrcs.size(), 1u);
     EXPECT_EQ(v.ssrcs[0].ssrc, 0x22222222u);
     EXPECT_EQ(v.ssrcs[0].msid_stream, "sb-stream");
@@ -119,6 +132,71 @@ TEST(RtcPublisher, OfferIsSendonlyWithOurSsrcsAndProfile) {
     EXPECT_NE(text.find("a=rtcp-mux\r\n"), std::string::npos);
     EXPECT_NE(text.find("a=ice-ufrag:pubufrag\r\n"), std::string::npos);
     EXPECT_EQ(text.find("a=candidate"), std::string::npos);
+}
+
+TEST(RtcPublisher, OfferHasOnlyProfilesThatCarryTheStream) {
+    auto pts = [](const char* profile) {
+        RtcPublishParams p = publish_params();
+        p.profile_level_id = profile;
+        std::vector<int> out;
+        const SessionDescription sd = build_publish_offer(p);
+        for (const SdpCodec& c : sd.media[1].codecs) out.push_back(c.pt);
+        return out;
+    };
+    EXPECT_EQ(pts("64001f"), (std::vector<int>{112, 113}));              // High: only High
+    EXPECT_EQ(pts("4d001f"), (std::vector<int>{127, 39, 112, 113}));     // Main: Main and High
+    EXPECT_EQ(pts("640028"), (std::vector<int>{96, 112, 113}));          // ffmpeg's level first, own PT
+    EXPECT_EQ(pts("42e01f"), (std::vector<int>{106, 102, 104, 108, 127, 39, 112, 113}));
+    EXPECT_EQ(pts("42001f"), (std::vector<int>{102, 104, 106, 108}));    // plain Baseline: not Main/High
+}
+
+TEST(RtcPublisher, ProfileCompatibility) {
+    EXPECT_TRUE(h264_profile_carries("42e01f", "42001f"));
+    EXPECT_TRUE(h264_profile_carries("42E01F", "4d001f"));
+    EXPECT_TRUE(h264_profile_carries("42c01e", "64001f"));
+    EXPECT_FALSE(h264_profile_carries("42001f", "64001f"));
+    EXPECT_FALSE(h264_profile_carries("64001f", "42e01f"));
+    EXPECT_FALSE(h264_profile_carries("4d001f", "42001f"));
+    EXPECT_TRUE(h264_profile_carries("4d001f", "64001f"));
+    EXPECT_TRUE(h264_profile_carries("640028", "64001f"));
+    EXPECT_FALSE(h264_profile_carries("", "42e01f"));
+    EXPECT_FALSE(h264_profile_carries("42e0zz", "42e01f"));
+    EXPECT_FALSE(h264_profile_carries("42e01f", "42e01"));
+}
+
+// A full-ICE server's answer (Pion's layout: several H.264 entries it
+// takes, mode 0 first here): the publisher sends under the mode 1 entry of
+// its own profile, else the first mode 1 entry, else none.
+TEST(RtcPublisher, ChoosesTheVideoPtFromTheAnswer) {
+    const std::string fp = std::string(kFingerprint);
+    const std::string h264 = "a=rtpmap:%d H264/90000\r\na=fmtp:%d level-asymmetry-allowed=1;packetization-mode=%d;"
+                             "profile-level-id=%s\r\n";
+    auto entry = [&h264](int pt, int mode, const char* profile) {
+        char line[256];
+        snprintf(line, sizeof(line), h264.c_str(), pt, pt, mode, profile);
+        return std::string(line);
+    };
+    const std::string answer =
+        "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0 1\r\n"
+        "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\na=mid:0\r\na=ice-ufrag:pion\r\n"
+        "a=ice-pwd:pionpionpionpionpionpion\r\na=fingerprint:sha-256 " + fp + "\r\n"
+        "a=setup:active\r\na=recvonly\r\na=rtcp-mux\r\na=rtpmap:111 opus/48000/2\r\n"
+        "a=candidate:1 1 udp 2130706431 127.0.0.1 40000 typ host\r\n"
+        "m=video 9 UDP/TLS/RTP/SAVPF 104 102 106 112\r\nc=IN IP4 0.0.0.0\r\na=mid:1\r\na=recvonly\r\n"
+        "a=rtcp-mux\r\n" + entry(104, 0, "42001f") + entry(102, 1, "42001f") + entry(106, 1, "42e01f") +
+        entry(112, 1, "64001f");
+    RtcAnswerInfo info;
+    ASSERT_TRUE(read_play_answer(answer, &info).ok()) << answer;
+    EXPECT_EQ(info.setup, SdpSetup::kActive);
+    EXPECT_EQ(info.video_pt, 102);  // the first mode 1 entry
+    EXPECT_EQ(info.video_pts, (std::vector<int>{104, 102, 106, 112}));
+    ASSERT_EQ(info.video_h264.size(), 4u);
+    EXPECT_EQ(info.video_h264[0].packetization_mode, 0);
+    EXPECT_EQ(publish_video_pt(info, "42e01f"), 106);
+    EXPECT_EQ(publish_video_pt(info, "64001F"), 112);
+    EXPECT_EQ(publish_video_pt(info, "4d001f"), 102);
+    info.video_h264.erase(info.video_h264.begin() + 1, info.video_h264.end());
+    EXPECT_EQ(publish_video_pt(info, "42001f"), -1);  // mode 0 only: FU-A cannot go there
 }
 
 // The server's judge takes the offer as a publisher's, and the answer its
@@ -133,7 +211,7 @@ TEST(RtcPublisher, TheServerAnswersTheOfferAndThePublisherReadsIt) {
     EXPECT_TRUE(choice[0].accepted);
     EXPECT_TRUE(choice[1].accepted);
     EXPECT_EQ(choice[0].codec.pt, kPublishOpusPt);
-    EXPECT_EQ(choice[1].codec.pt, kPublishH264Pt);
+    EXPECT_EQ(choice[1].codec.pt, 106);  // the server prefers 42e01f, the stream's
 
     SdpAnswerOptions o;
     o.ice_ufrag = "srvufrag";
@@ -154,7 +232,8 @@ TEST(RtcPublisher, TheServerAnswersTheOfferAndThePublisherReadsIt) {
     EXPECT_EQ(info.setup, SdpSetup::kPassive);
     EXPECT_EQ(info.candidate_port, 8000);
     EXPECT_EQ(info.audio_pt, kPublishOpusPt);
-    EXPECT_EQ(info.video_pt, kPublishH264Pt);
+    EXPECT_EQ(info.video_pt, 106);
+    EXPECT_EQ(publish_video_pt(info, kDefaultProfileLevelId), 106);
 }
 
 // ---- ffmpeg's SDP ----
@@ -226,13 +305,13 @@ TEST(RtcPublisher, KindOfAnH264Payload) {
 
 TEST(RtcPublisher, RewritesPtSeqAndSsrcKeepingTheMarker) {
     std::vector<uint8_t> p = rtp_packet({0x65, 0x88});
-    ASSERT_TRUE(rewrite_rtp_header(p.data(), p.size(), kPublishH264Pt, 0xfffe, 0x01020304));
-    EXPECT_EQ(p, (std::vector<uint8_t>{0x80, 0x80 | kPublishH264Pt, 0xff, 0xfe, 0x00, 0x01, 0x02, 0x03, 0x01, 0x02,
+    ASSERT_TRUE(rewrite_rtp_header(p.data(), p.size(), kOfferH264Pt, 0xfffe, 0x01020304));
+    EXPECT_EQ(p, (std::vector<uint8_t>{0x80, 0x80 | kOfferH264Pt, 0xff, 0xfe, 0x00, 0x01, 0x02, 0x03, 0x01, 0x02,
                                        0x03, 0x04, 0x65, 0x88}));
     RtpHeader h;
     ASSERT_TRUE(rtp_parse_header(p.data(), p.size(), &h).ok());
     EXPECT_TRUE(h.marker);
-    EXPECT_EQ(h.payload_type, kPublishH264Pt);
+    EXPECT_EQ(h.payload_type, kOfferH264Pt);
     EXPECT_EQ(h.sequence, 0xfffe);
     EXPECT_EQ(h.ssrc, 0x01020304u);
 

@@ -494,3 +494,43 @@ TEST(KernelStunEncode, BufferTooSmall) {
     StunBindingResponse none;
     EXPECT_EQ(code(stun_encode(none, buf.data(), buf.size(), &n)), kErrorStunBadArgument);
 }
+
+TEST(KernelStun, EncodesABindingErrorResponse) {
+    StunBindingErrorResponse r;
+    for (size_t i = 0; i < kStunTransactionIdSize; ++i) r.transaction_id[i] = static_cast<uint8_t>(0x30 + i);
+    r.code = kStunErrorRoleConflict;
+    r.reason = "Role Conflict";  // 13 bytes: the attribute is padded
+    r.password = "local-password";
+    r.software = "sb";
+    std::string out(stun_encoded_size(r), '\0');
+    size_t n = 0;
+    ASSERT_TRUE(stun_encode(r, reinterpret_cast<uint8_t*>(&out[0]), out.size(), &n).ok());
+    ASSERT_EQ(n, out.size());
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(out.data());
+    StunMessage m;
+    ASSERT_TRUE(m.decode(p, n).ok());
+    EXPECT_EQ(m.type, kStunBindingError);
+    EXPECT_EQ(stun_class(m.type), 3);
+    EXPECT_EQ(m.transaction_id[11], 0x3b);
+    ASSERT_TRUE(m.has_error_code);
+    EXPECT_EQ(m.error_code, 487);
+    EXPECT_EQ(m.error_reason, "Role Conflict");
+    EXPECT_EQ(m.software, "sb");
+    EXPECT_TRUE(stun_verify_integrity(m, p, "local-password").ok());
+    EXPECT_TRUE(stun_verify_fingerprint(m, p).ok());
+    // ERROR-CODE after the header and SOFTWARE (4 + 4 bytes): type 0x0009, length 4 + 13, class 4, number 87.
+    const uint8_t* ec = p + kStunHeaderSize + 8;
+    EXPECT_EQ(ec[0], 0x00);
+    EXPECT_EQ(ec[1], 0x09);
+    EXPECT_EQ(ec[3], 17);
+    EXPECT_EQ(ec[6], 4);
+    EXPECT_EQ(ec[7], 87);
+
+    Error err = stun_encode(r, reinterpret_cast<uint8_t*>(&out[0]), out.size() - 1, &n);
+    EXPECT_EQ(err.code(), kErrorStunBufferTooSmall);
+    err.ignore();
+    r.code = 700;
+    err = stun_encode(r, reinterpret_cast<uint8_t*>(&out[0]), out.size(), &n);
+    EXPECT_EQ(err.code(), kErrorStunBadArgument);
+    err.ignore();
+}

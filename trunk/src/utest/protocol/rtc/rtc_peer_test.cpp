@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -89,6 +90,12 @@ struct Net {
     std::function<bool(Dir, const std::string&)> keep;
     bool reverse_batches = false;
     int delivered_errors = 0;
+    // A full-ICE remote in front of the server (FullIceRemote): it sees what
+    // reaches the server first (true: taken or dropped there), adds to and
+    // filters what the server sends, and has its own timer.
+    std::function<bool(const std::string&)> server_inbox;
+    std::function<void(std::vector<std::string>*)> server_outbox;
+    std::function<utime_t(utime_t)> remote_tick;  // runs due work; the next due time
 
     RtcPeerOptions server_options() {
         RtcPeerOptions o;
@@ -141,8 +148,14 @@ struct Net {
                 EXPECT_TRUE(t.to == dst) << t.to.to_string();
                 if (!keep || keep(dir, t.data)) batch.push_back(t.data);
             }
+            if (dir == Dir::kToClient && server_outbox) {
+                const size_t before = batch.size();
+                server_outbox(&batch);
+                moved = moved || batch.size() != before;
+            }
             if (reverse_batches) std::reverse(batch.begin(), batch.end());
             for (const auto& d : batch) {
+                if (dir == Dir::kToServer && server_inbox && server_inbox(d)) continue;
                 if (deliver(to, d, src).failed()) ++delivered_errors;
             }
         }
@@ -153,8 +166,9 @@ struct Net {
     void run(std::function<bool()> done, utime_t limit = 60 * kUsPerSecond) {
         utime_t end = now + limit;
         while (!done() && now < end) {
+            utime_t remote_due = remote_tick ? remote_tick(now) : kRtcNoTimeout;
             if (exchange()) continue;
-            utime_t next = std::min(client->next_timeout(), server->next_timeout());
+            utime_t next = std::min({client->next_timeout(), server->next_timeout(), remote_due});
             if (next == kRtcNoTimeout) break;
             at(std::max(now, std::min(next, end)));
             EXPECT_TRUE(client->handle_timeout(now).ok());
@@ -656,4 +670,253 @@ TEST(ProtocolRtcPeer, DtlsWithoutAnswersFails) {
     // The server answered checks all along, so it is still waiting, not timed out.
     EXPECT_EQ(net.server->state(), RtcPeerState::kDtls);
     EXPECT_EQ(net.sl.closed, 0);
+}
+
+// ---- the client as a full ICE agent (issue 23) ----
+
+namespace {
+
+std::string from_hex(const char* hex) {
+    std::string out;
+    for (size_t i = 0; hex[i] && hex[i + 1]; i += 2) {
+        auto nib = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+        out += static_cast<char>(nib(hex[i]) << 4 | nib(hex[i + 1]));
+    }
+    return out;
+}
+
+// Encoded by pion/stun v4.0.1 with the attributes in the order pion/ice
+// v4.4.8's controlled agent pings with (USERNAME "cliU:pionUfrag",
+// ICE-CONTROLLED, PRIORITY, MESSAGE-INTEGRITY keyed with kClientPwd,
+// FINGERPRINT).
+const char kPionCheckHex[] =
+    "000100482112a442b7e7a701bc34d686fa87dfae0006000e636c69553a70696f6e55667261670000802900081122334455667788"
+    "002400046e7f1eff00080014dd0a73186461d37939d702b08b4e10ae1ba4c2f08028000477fda85f";
+// Chromium's layout as the controlled side: USERNAME "cliU:chrm",
+// GOOG-NETWORK-INFO (0xC057, comprehension-optional), ICE-CONTROLLED,
+// PRIORITY, MESSAGE-INTEGRITY (kClientPwd), FINGERPRINT.
+const char kChromiumCheckHex[] =
+    "0001004c2112a4424a31725a6b2f5133774e682b00060009636c69553a6368726d000000c05700040001000a8029000888776655"
+    "44332211002400046e001eff000800147b13aec853cf90114669ea8fbbef9d2c54741662802800041d6ae7b2";
+// A peer that also thinks it controls: USE-CANDIDATE, ICE-CONTROLLING
+// (pion/stun, same credentials as kPionCheckHex).
+const char kControllingCheckHex[] =
+    "0001004c2112a442b7e7a701bc34d686fa87dfae0006000e636c69553a70696f6e5566726167000000250000802a0008010203"
+    "0405060708002400046e7f1eff0008001444657eb83c981fb7ef58c580830182773e20ec2780280004158094ba";
+
+// A started client whose remote is `remote_ufrag`, its first check popped.
+void start_client(Net& net, const char* remote_ufrag) {
+    RtcPeerOptions c = net.client_options();
+    c.remote_ufrag = remote_ufrag;
+    net.make(std::move(c), net.server_options());
+    ASSERT_TRUE(net.client->start(net.now).ok());
+    RtcTransmit first;
+    ASSERT_TRUE(net.client->pop_transmit(&first));
+}
+
+// Decodes what the client queued in answer to `check`: the message type, the
+// check's transaction id, verified with the client's own password; a success
+// maps the sender's address, an error is 487.
+void expect_answer(Net& net, const std::string& check, uint16_t type) {
+    RtcTransmit t;
+    ASSERT_TRUE(net.client->pop_transmit(&t));
+    EXPECT_TRUE(t.to == net.saddr);
+    StunMessage m;
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(t.data.data());
+    ASSERT_TRUE(m.decode(p, t.data.size()).ok());
+    EXPECT_EQ(m.type, type);
+    EXPECT_EQ(memcmp(m.transaction_id, check.data() + 8, kStunTransactionIdSize), 0);
+    EXPECT_TRUE(stun_verify_integrity(m, p, kClientPwd).ok());
+    EXPECT_TRUE(stun_verify_fingerprint(m, p).ok());
+    if (type == kStunBindingSuccess) {
+        EXPECT_TRUE(m.has_xor_mapped_address && m.xor_mapped_address == net.saddr);
+    } else {
+        EXPECT_EQ(m.error_code, kStunErrorRoleConflict);
+    }
+}
+
+// A full-ICE remote in front of the ICE-lite server peer, as Pion is one: it
+// sends its own checks (ICE-CONTROLLED) every 50 ms until one gets a verified
+// response, and until then neither takes nor sends DTLS (a full agent does
+// not use a pair it has not validated).
+struct FullIceRemote {
+    Net& net;
+    bool validated = false;
+    int checks_sent = 0, responses = 0;
+    utime_t next_check = 0;
+    std::vector<std::array<uint8_t, kStunTransactionIdSize>> tids;
+    std::vector<std::string> pending;
+
+    explicit FullIceRemote(Net& n) : net(n) {
+        net.remote_tick = [this](utime_t now) { return tick(now); };
+        net.server_inbox = [this](const std::string& d) { return to_server(d); };
+        net.server_outbox = [this](std::vector<std::string>* batch) {
+            if (!validated) {
+                batch->erase(std::remove_if(batch->begin(), batch->end(), is_dtls_datagram), batch->end());
+            }
+            batch->insert(batch->end(), pending.begin(), pending.end());
+            pending.clear();
+        };
+    }
+    utime_t tick(utime_t now) {
+        if (validated) return kRtcNoTimeout;
+        if (now >= next_check) {
+            StunBindingRequest r;
+            std::array<uint8_t, kStunTransactionIdSize> tid{};
+            for (size_t i = 0; i < tid.size(); ++i) tid[i] = static_cast<uint8_t>(0xa0 + checks_sent + i);
+            memcpy(r.transaction_id, tid.data(), tid.size());
+            std::string username = std::string(kClientUfrag) + ":" + kServerUfrag;
+            r.username = username;
+            r.password = kClientPwd;
+            r.priority = 0x6E001EFF;
+            r.controlling = false;
+            r.tie_breaker = 0x5555;
+            std::string out(stun_encoded_size(r), '\0');
+            size_t n = 0;
+            EXPECT_TRUE(stun_encode(r, reinterpret_cast<uint8_t*>(&out[0]), out.size(), &n).ok());
+            out.resize(n);
+            pending.push_back(out);
+            tids.push_back(tid);
+            ++checks_sent;
+            next_check = now + 50 * kUsPerMs;
+        }
+        return next_check;
+    }
+    bool to_server(const std::string& d) {
+        if (is_dtls_datagram(d)) return !validated;
+        if (!is_stun_datagram(d)) return false;
+        StunMessage m;
+        const uint8_t* p = reinterpret_cast<const uint8_t*>(d.data());
+        if (m.decode(p, d.size()).failed() || m.type != kStunBindingSuccess) return false;  // the server's business
+        bool ours = false;
+        for (const auto& t : tids) ours = ours || memcmp(t.data(), m.transaction_id, t.size()) == 0;
+        if (!ours) return false;
+        EXPECT_TRUE(stun_verify_integrity(m, p, kClientPwd).ok());
+        EXPECT_TRUE(m.has_xor_mapped_address && m.xor_mapped_address == net.saddr);
+        ++responses;
+        validated = true;
+        return true;
+    }
+};
+
+}  // namespace
+
+TEST(ProtocolRtcPeer, ClientAnswersAPionCheck) {
+    Net net;
+    start_client(net, "pionUfrag");
+    const std::string check = from_hex(kPionCheckHex);
+    ASSERT_TRUE(net.deliver(net.client.get(), check, net.saddr).ok());
+    expect_answer(net, check, kStunBindingSuccess);
+    // A triggered check on the same pair follows; the address waits for its response.
+    RtcTransmit t;
+    ASSERT_TRUE(net.client->pop_transmit(&t));
+    StunMessage m;
+    ASSERT_TRUE(m.decode(reinterpret_cast<const uint8_t*>(t.data.data()), t.data.size()).ok());
+    EXPECT_EQ(m.type, kStunBindingRequest);
+    EXPECT_TRUE(m.use_candidate && m.has_ice_controlling);
+    EXPECT_EQ(net.client->state(), RtcPeerState::kChecking);
+    EXPECT_FALSE(net.client->has_remote_address());
+    EXPECT_TRUE(net.cl.addresses.empty());
+    EXPECT_EQ(net.client->stats().checks_answered, 1u);
+    EXPECT_NE(net.client->milestones().find("answered:1"), std::string::npos) << net.client->milestones();
+}
+
+TEST(ProtocolRtcPeer, ClientAnswersAChromiumCheck) {
+    Net net;
+    start_client(net, "chrm");
+    const std::string check = from_hex(kChromiumCheckHex);
+    // From another of the remote's candidates: answered, no triggered check there.
+    StunAddress other = StunAddress::ipv4(0x0A000002, 8001);
+    ASSERT_TRUE(net.deliver(net.client.get(), check, other).ok());
+    RtcTransmit t;
+    ASSERT_TRUE(net.client->pop_transmit(&t));
+    EXPECT_TRUE(t.to == other);
+    EXPECT_FALSE(net.client->pop_transmit(&t));
+    ASSERT_TRUE(net.deliver(net.client.get(), check, net.saddr).ok());
+    expect_answer(net, check, kStunBindingSuccess);
+    EXPECT_EQ(net.client->stats().checks_answered, 2u);
+}
+
+TEST(ProtocolRtcPeer, ClientRefusesBrokenChecks) {
+    Net net;
+    start_client(net, "pionUfrag");
+    const std::string check = from_hex(kPionCheckHex);
+    std::string altered = check;
+    altered[40] ^= 0x01;  // a byte of the tie breaker: MESSAGE-INTEGRITY no longer matches
+    EXPECT_EQ(code_of(net.deliver(net.client.get(), altered, net.saddr)), kErrorStunIntegrityMismatch);
+    std::string crc = check;
+    crc.back() ^= 0x01;
+    EXPECT_EQ(code_of(net.deliver(net.client.get(), crc, net.saddr)), kErrorStunFingerprintMismatch);
+    EXPECT_NE(code_of(net.deliver(net.client.get(), check.substr(0, 44), net.saddr)), 0);
+    // Checks for another session: the Chromium one names "cliU:chrm".
+    EXPECT_EQ(code_of(net.deliver(net.client.get(), from_hex(kChromiumCheckHex), net.saddr)),
+              kErrorRtcPeerStunUsername);
+    // Our own check echoed back names the server's ufrag first.
+    EXPECT_EQ(code_of(net.deliver(net.client.get(), binding_request(std::string(kServerUfrag) + ":" + kClientUfrag,
+                                                                     kServerPwd),
+                                  net.saddr)),
+              kErrorRtcPeerStunUsername);
+    RtcTransmit t;
+    EXPECT_FALSE(net.client->pop_transmit(&t));
+    EXPECT_EQ(net.client->stats().stun_bad, 5u);
+    EXPECT_EQ(net.client->stats().checks_answered, 0u);
+    EXPECT_EQ(net.client->state(), RtcPeerState::kChecking);
+}
+
+TEST(ProtocolRtcPeer, ClientAnswersARoleConflictWith487) {
+    Net net;
+    start_client(net, "pionUfrag");
+    const std::string check = from_hex(kControllingCheckHex);
+    ASSERT_TRUE(net.deliver(net.client.get(), check, net.saddr).ok());
+    expect_answer(net, check, kStunBindingError);
+    RtcTransmit t;
+    EXPECT_FALSE(net.client->pop_transmit(&t));  // no triggered check: the remote must change its role first
+    EXPECT_EQ(net.client->stats().role_conflicts, 1u);
+    EXPECT_EQ(net.client->stats().checks_answered, 0u);
+    EXPECT_EQ(net.client->state(), RtcPeerState::kChecking);
+}
+
+TEST(ProtocolRtcPeer, ConnectsToAFullIceRemote) {
+    Net net;
+    net.make(net.client_options(), net.server_options());
+    FullIceRemote remote(net);
+    net.connect();
+    ASSERT_TRUE(net.both_connected()) << net.client->milestones() << " | " << net.server->milestones();
+    EXPECT_TRUE(remote.validated);
+    EXPECT_GE(net.client->stats().checks_answered, 1u);
+    EXPECT_EQ(net.client->stats().role_conflicts, 0u);
+    EXPECT_EQ(net.delivered_errors, 0);
+    expect_media_both_ways(net, true);
+}
+
+// Pion answers a=setup:active: it is the DTLS client and only says hello
+// once its own check has a response. Here the client's first checks are lost,
+// so the remote's check arrives first; the client answers it, and still
+// moves on only with the response to its (triggered) check.
+TEST(ProtocolRtcPeer, ConnectsToAFullIceRemoteWhoseCheckComesFirst) {
+    Net net;
+    RtcPeerOptions c = net.client_options(), s = net.server_options();
+    c.dtls_role = DtlsRole::kServer;
+    s.dtls_role = DtlsRole::kClient;
+    net.make(std::move(c), std::move(s));
+    FullIceRemote remote(net);
+    int lost = 0;
+    net.keep = [&lost](Dir dir, const std::string& d) {
+        if (dir == Dir::kToServer && is_stun_datagram(d) && d[1] == 0x01 && lost < 2) {  // our first two checks
+            ++lost;
+            return false;
+        }
+        return true;
+    };
+    net.start();
+    net.run([&net] { return net.client->stats().checks_answered > 0; });
+    EXPECT_EQ(net.client->state(), RtcPeerState::kChecking);
+    net.run([&net] { return net.both_connected(); });
+    net.exchange();
+    ASSERT_TRUE(net.both_connected()) << net.client->milestones() << " | " << net.server->milestones();
+    EXPECT_EQ(lost, 2);
+    EXPECT_TRUE(remote.validated);
+    ASSERT_EQ(net.cl.addresses.size(), 1u);
+    EXPECT_TRUE(net.cl.addresses[0] == net.saddr);
+    expect_media_both_ways(net, true);
 }
