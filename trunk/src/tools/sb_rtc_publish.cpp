@@ -30,7 +30,11 @@
 // connected session, the batch is copied, given the session's SSRC and its
 // sequence offset (seq = ours + the session's random base, so a NACKed
 // number maps back to the shared ring), protected with the session's SRTP
-// context and sent with one sendmmsg. Per session the tool keeps no packet:
+// context and sent with one sendmmsg. The sessions are paced: in up to 20
+// groups, group g gets each packet g ms later (a pacer coroutine ticks every
+// millisecond), so N sessions do not put each packet into the server's
+// socket N times in the same instant, which real publishers never do and a
+// socket buffer does not hold. Per session the tool keeps no packet:
 // its memory is the RtcPeer (DTLS, SRTP), the coroutine and the socket.
 // ffmpeg's RTCP ports are drained so its sender reports do not bounce.
 #include <netinet/in.h>
@@ -44,6 +48,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <array>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -81,6 +86,9 @@ constexpr size_t kSrtpRoom = 64;  // the auth tag and more
 constexpr int kBatch = 32;        // ffmpeg datagrams taken per wake-up
 constexpr int kMaxOut = 2 * kBatch;  // with a STAP-A of SPS/PPS before each
 constexpr int kAudio = 0, kVideo = 1;
+constexpr int kPaceGroups = 20;
+constexpr utime_t kPaceSpread = 20 * kUsPerMs;  // group g waits g * kPaceSpread / groups
+constexpr utime_t kPaceTick = kUsPerMs;
 
 uint8_t g_datagram[kDatagramSize];  // what a session's socket delivers; handled before blocking again
 
@@ -134,9 +142,9 @@ struct PubTotals : ClientTotals {
     }
 };
 
-// A packet of the source in our numbering (SSRC 0, the offer's PT).
-struct SourcePacket {
-    uint8_t data[RtpSendRing::kMaxPacket];
+// A packet of the source in our numbering (SSRC 0, the offer's PT), in the shared ring.
+struct PacketRef {
+    const uint8_t* data = nullptr;
     size_t size = 0;
 };
 
@@ -150,11 +158,21 @@ struct Shared {
     // Signalling in progress, bounded by --max-signalling.
     int signalling = 0;
     CoCond signalling_done;
-    // What was relayed, in our numbering, per kind: NACKs are answered from it.
+    // What was relayed, in our numbering, per kind: NACKs are answered from
+    // it, and the paced groups send from it. next_seq: the number the next
+    // packet of the kind gets; arrival: when each slot's packet came.
     RtpSendRing ring[2];
+    uint16_t next_seq[2] = {0, 0};
+    utime_t arrival[2][RtpSendRing::kSlots] = {};
     uint64_t source_packets[2] = {0, 0};
     uint64_t parameter_sets_added = 0;
-    std::vector<Publisher*> publishers;
+    // Sessions in pacing groups (session i in group i % groups): group g
+    // gets each packet g * kPaceSpread / groups later than group 0, so a
+    // thousand sessions do not hit the server with each packet in the same
+    // instant (real publishers are not synchronized). cursor: per group and
+    // kind, the next packet to send.
+    std::vector<std::vector<Publisher*>> groups;
+    std::vector<std::array<uint16_t, 2>> cursor;
     std::vector<int64_t> answer_us, connected_us;  // from the POST
     // Each session's protected copies of a batch, sent by one sendmmsg.
     uint8_t out[kMaxOut][RtpSendRing::kMaxPacket + kSrtpRoom];
@@ -167,7 +185,7 @@ class Publisher : public ToolClient<Options, PubStats>, public RtcPeerListener {
     Publisher(int index, const Options* opt, ErrorLog* log)
         : ToolClient("publisher", index, opt, log), loss_(opt->loss_percent, 0x9e3779b97f4a7c15ull + index) {}
     // Relays a batch of the source's packets of one kind, when connected.
-    void relay(int kind, const SourcePacket* packets, int count);
+    void relay(int kind, const PacketRef* packets, int count);
 
   private:
     Error session() override;
@@ -405,7 +423,7 @@ bool Publisher::make_packet(int kind, const uint8_t* p, size_t n, uint8_t* buf) 
     return true;
 }
 
-void Publisher::relay(int kind, const SourcePacket* packets, int count) {
+void Publisher::relay(int kind, const PacketRef* packets, int count) {
     if (!connected_ || closed_) return;
     Shared* sh = opt_->shared;
     mmsghdr msgs[kMaxOut];
@@ -413,7 +431,7 @@ void Publisher::relay(int kind, const SourcePacket* packets, int count) {
     int m = 0;
     const utime_t now = monotonic_us();
     for (int i = 0; i < count && m < kMaxOut; i++) {
-        const SourcePacket& sp = packets[i];
+        const PacketRef& sp = packets[i];
         uint8_t* buf = sh->out[m];
         if (!make_packet(kind, sp.data, sp.size, buf)) continue;
         const uint32_t timestamp = (static_cast<uint32_t>(buf[4]) << 24) | (buf[5] << 16) | (buf[6] << 8) | buf[7];
@@ -541,6 +559,54 @@ const char* Publisher::error_kind(const Error& err) const {
 
 // ---- the source: ffmpeg's RTP, read once ----
 
+// Sends group g's sessions the packets of `kind` it has not had yet that are
+// old enough for it, up to kMaxOut per relay call.
+void deliver(Shared* sh, size_t g, int kind, utime_t now) {
+    if (g >= sh->groups.size()) return;
+    const utime_t wait = kPaceSpread * static_cast<utime_t>(g) / static_cast<utime_t>(sh->groups.size());
+    uint16_t& cursor = sh->cursor[g][kind];
+    while (cursor != sh->next_seq[kind]) {
+        PacketRef batch[kMaxOut];
+        int count = 0;
+        while (cursor != sh->next_seq[kind] && count < kMaxOut) {
+            if (sh->arrival[kind][cursor % RtpSendRing::kSlots] > now - wait) break;
+            size_t n = 0;
+            const uint8_t* p = sh->ring[kind].get(cursor, &n);
+            cursor++;
+            if (p) batch[count++] = PacketRef{p, n};  // gone from the ring (a thousand behind): skipped
+        }
+        if (count == 0) break;
+        for (Publisher* pub : sh->groups[g]) pub->relay(kind, batch, count);
+    }
+}
+
+// Every kPaceTick: the later groups' packets that are due.
+class Pacer : public CoroutineHandler {
+  public:
+    explicit Pacer(Shared* shared) : shared_(shared), co_("pacer", this) {}
+    Error start() { return co_.start(); }
+    void stop() { co_.stop(); }
+
+  private:
+    Error cycle() override {
+        if (shared_->groups.size() <= 1) return Error();  // one group: the source sends it all
+        while (co_.pull().ok()) {
+            if (Error err = sleep_us(kPaceTick); err.failed()) {
+                err.ignore();
+                break;
+            }
+            const utime_t now = monotonic_us();
+            for (size_t g = 1; g < shared_->groups.size(); g++) {
+                deliver(shared_, g, kAudio, now);
+                deliver(shared_, g, kVideo, now);
+            }
+        }
+        return Error();
+    }
+    Shared* shared_;
+    Coroutine co_;
+};
+
 // Reads one of ffmpeg's ports: an RTP one (kind audio or video) relays what
 // comes to every connected session; an RTCP one (kind -1) is drained.
 class SourceReader : public CoroutineHandler {
@@ -552,8 +618,8 @@ class SourceReader : public CoroutineHandler {
 
   private:
     Error cycle() override;
-    // Puts data[0, n) in our numbering at out_[count_] (a STAP-A of SPS/PPS
-    // before an IDR that lacks them) and keeps it in the shared ring.
+    // Puts data[0, n) in our numbering in the shared ring (after a STAP-A of
+    // SPS/PPS when it is an IDR that lacks them).
     void take(uint8_t* data, size_t n);
     void add(const uint8_t* data, size_t n);
 
@@ -561,11 +627,8 @@ class SourceReader : public CoroutineHandler {
     int kind_;
     Shared* shared_;
     Coroutine co_;
-    uint16_t next_seq_ = 0;
     bool last_was_parameter_sets_ = false;
     uint8_t in_[kDatagramSize];
-    SourcePacket out_[kMaxOut];
-    int count_ = 0;
 };
 
 Error SourceReader::cycle() {
@@ -579,7 +642,6 @@ Error SourceReader::cycle() {
             return Error();  // interrupted: the run is over
         }
         if (kind_ < 0) continue;
-        count_ = 0;
         take(in_, n);
         // What else is queued now goes in the same batch.
         for (int i = 1; i < kBatch; i++) {
@@ -587,8 +649,7 @@ Error SourceReader::cycle() {
             if (r <= 0) break;
             take(in_, static_cast<size_t>(r));
         }
-        if (count_ == 0) continue;
-        for (Publisher* p : shared_->publishers) p->relay(kind_, out_, count_);
+        deliver(shared_, 0, kind_, monotonic_us());  // group 0 waits for nothing
     }
 }
 
@@ -615,12 +676,12 @@ void SourceReader::take(uint8_t* data, size_t n) {
 }
 
 void SourceReader::add(const uint8_t* data, size_t n) {
-    if (count_ >= kMaxOut) return;
-    SourcePacket& sp = out_[count_++];
-    memcpy(sp.data, data, n);
-    sp.size = n;
-    rewrite_rtp_header(sp.data, n, kind_ == kVideo ? kPublishH264Pt : kPublishOpusPt, next_seq_++, 0);
-    shared_->ring[kind_].put(sp.data, n);
+    uint8_t packet[RtpSendRing::kMaxPacket];
+    memcpy(packet, data, n);
+    const uint16_t seq = shared_->next_seq[kind_]++;
+    rewrite_rtp_header(packet, n, kind_ == kVideo ? kPublishH264Pt : kPublishOpusPt, seq, 0);
+    shared_->ring[kind_].put(packet, n);
+    shared_->arrival[kind_][seq % RtpSendRing::kSlots] = monotonic_us();
 }
 
 // ---- ffmpeg ----
@@ -854,6 +915,7 @@ int main(int argc, char** argv) {
     }
     fflush(stdout);
 
+    Pacer pacer(shared.get());
     std::vector<std::unique_ptr<SourceReader>> readers;
     readers.emplace_back(new SourceReader("video", ports[0], kVideo, shared.get()));
     readers.emplace_back(new SourceReader("video-rtcp", ports[1], -1, shared.get()));
@@ -871,12 +933,21 @@ int main(int argc, char** argv) {
     ErrorLog error_log;
     std::vector<std::unique_ptr<Publisher>> pubs;
     // The source relays to every publisher; each relays only while connected.
+    const int groups = std::min(opt.clients, kPaceGroups);
+    shared->groups.resize(static_cast<size_t>(groups));
+    shared->cursor.assign(static_cast<size_t>(groups), {0, 0});
     auto make = [&](int i) {
         Publisher* p = new Publisher(i, &opt, &error_log);
-        shared->publishers.push_back(p);
+        shared->groups[static_cast<size_t>(i % groups)].push_back(p);
         return p;
     };
     if (!start_clients(opt.clients, &pubs, make)) {
+        stop_ffmpeg(ffmpeg);
+        return 2;
+    }
+    if (Error err = pacer.start(); err.failed()) {
+        fprintf(stderr, "start the pacer: %s\n", err.summary().c_str());
+        err.ignore();
         stop_ffmpeg(ffmpeg);
         return 2;
     }
@@ -899,6 +970,7 @@ int main(int argc, char** argv) {
     PubTotals t = stop_clients(pubs, sum);
     const double tool_cpu = run_cpu.percent();
     for (auto& r : readers) r->stop();
+    pacer.stop();
     stop_ffmpeg(ffmpeg);
     const utime_t elapsed = std::max<utime_t>(monotonic_us() - start, 1);
     const uint64_t kbps = t.bytes * 8 * 1000 / static_cast<uint64_t>(elapsed);
