@@ -179,9 +179,9 @@ def test_kit_rtc_publishers_tiny_run(tmp_path, media):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     md = out.read_text()
     assert "### WebRTC publishers" in md, md
-    row = [x for x in rows(md) if len(x) == 11 and x[0] == "3"]
+    row = [x for x in rows(md) if len(x) == 13 and x[0] == "3"]
     assert len(row) == 1, md
-    n, verified, cpu, per, rss, kib, mbps, tool_cpu, tool_rss, connected, failed = row[0]
+    n, verified, cpu, per, rss, kib, mbps, tool_cpu, tool_rss, connected, failed, nacks, drops = row[0]
     assert verified == "3 / 3" and failed == "0", row
     assert float(mbps.split()[0]) > 0.5, row  # ~3 x 600 kbps in over the window
     assert float(cpu.rstrip(" %")) >= 0 and rss.endswith("MB") and kib.endswith("KiB"), row

@@ -53,6 +53,12 @@ def publishing(entries):
     return sum(1 for s in entries.values() if s.get("publish", {}).get("active"))
 
 
+def udp_rcvbuf_errors():
+    """The machine's UDP datagrams dropped for a full receive buffer (/proc/net/snmp): loopback, so ours."""
+    lines = [l.split() for l in open("/proc/net/snmp") if l.startswith("Udp:")]
+    return int(dict(zip(lines[0][1:], lines[1][1:])).get("RcvbufErrors", 0))
+
+
 def last_json(path):
     for line in path.read_text(errors="replace").splitlines()[::-1]:
         if line.startswith("{"):
@@ -76,8 +82,9 @@ def run_count(args, srs, tools, media, n, workdir):
         joined = wait_until(lambda: publishing(streams(server)) >= n, args.spread / 1000.0 + 30, 1.0)
         time.sleep(args.settle)
         before = streams(server)
-        t_cpu, t_wall = proc_cpu_seconds(tool.pid), time.monotonic()
+        t_cpu, t_wall, drops0 = proc_cpu_seconds(tool.pid), time.monotonic(), udp_rcvbuf_errors()
         cpu = sample_cpu(server.proc.pid, args.window)
+        drops = udp_rcvbuf_errors() - drops0
         span = time.monotonic() - t_wall
         tool_cpu = 100.0 * (proc_cpu_seconds(tool.pid) - t_cpu) / span
         after = streams(server)
@@ -107,7 +114,7 @@ def run_count(args, srs, tools, media, n, workdir):
         "kib_per_publisher": (rss - idle_rss) / n, "recv_kbps": recv_kbps, "tool_cpu": tool_cpu,
         "tool_rss_mb": tool_rss / 1024.0, "connected": summary.get("connected"), "failed": summary.get("failed"),
         "connected_ms": summary.get("connected_ms", {}), "nacks_answered": summary.get("nacks_answered"),
-        "send_drops": summary.get("send_drops"), "tool_kbps": summary.get("kbps"),
+        "send_drops": summary.get("send_drops"), "rcvbuf_drops_in_window": drops, "tool_kbps": summary.get("kbps"),
         "errors": summary.get("errors", {}), "srtp": profile,
     }
 
@@ -120,8 +127,11 @@ def perf_record(pid, d, args):
     if r.returncode != 0:
         print(f"perf record failed: {r.stderr[-500:]}", flush=True)
         return
-    report = subprocess.run(["perf", "report", "-i", str(data), "--no-children", "--percent-limit", "1.5",
-                             "--stdio", "-g", "none"], capture_output=True, text=True, timeout=300).stdout
+    def perf_report(*extra):
+        return subprocess.run(["perf", "report", "-i", str(data), "--no-children", "--stdio", "-g", "none"] +
+                              list(extra), capture_output=True, text=True, timeout=300).stdout
+    # Where the time goes by object (kernel, server, libcrypto, libc), then by function.
+    report = perf_report("--sort", "dso") + perf_report("--percent-limit", "0.7")
     dest = Path(args.perf_out)
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(report)
@@ -130,15 +140,16 @@ def perf_record(pid, d, args):
 
 def table(rows):
     lines = ["| publishers | publishing / verified (API) | server CPU | CPU per publisher | RSS | per publisher | "
-             "bytes in (API) | tool CPU | tool RSS | connected p50 / p90 | failed |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "bytes in (API) | tool CPU | tool RSS | connected p50 / p90 | failed | NACKs answered | UDP rcvbuf drops |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         c = r["connected_ms"] or {}
         lines.append(
             f"| {r['publishers']} | {r['publishing']} / {r['verified']} | {r['cpu']:.1f} % | "
             f"{r['cpu_per_publisher']:.3f} % | {r['rss_mb']:.1f} MB | {r['kib_per_publisher']:.1f} KiB | "
             f"{r['recv_kbps'] / 1000:.1f} Mbps | {r['tool_cpu']:.1f} % | {r['tool_rss_mb']:.0f} MB | "
-            f"{c.get('p50', 0):.0f} / {c.get('p90', 0):.0f} ms | {r['failed']} |")
+            f"{c.get('p50', 0):.0f} / {c.get('p90', 0):.0f} ms | {r['failed']} | {r['nacks_answered']} | "
+            f"{r['rcvbuf_drops_in_window']} |")
     return "\n".join(lines)
 
 
