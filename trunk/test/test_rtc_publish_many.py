@@ -17,6 +17,7 @@ LOAD = TRUNK / "objs" / "sb_rtc_load"
 
 
 def last_json(text):
+    assert "AddressSanitizer" not in text and "LeakSanitizer" not in text, text[-3000:]
     lines = [l for l in text.splitlines() if l.startswith("{")]
     assert lines, text[-3000:]
     return json.loads(lines[-1])
@@ -104,6 +105,26 @@ def test_loss_on_purpose_is_repaired_per_session(srs, media):
     # dropped in the last moments of the run.
     assert summary["nacks"] > 10 and summary["nacks_answered"] > 0.3 * summary["dropped_on_purpose"], summary
     assert summary["nacks_not_kept"] == 0, summary
+
+
+def test_refused_session_is_counted_and_retried(srs, media):
+    """Two sessions of one stream through SRS's publish API (webrtc://, no %d):
+    the server takes one and refuses the other (already publishing); the tool
+    logs it as rejected, keeps trying after -e ms, and exits 1."""
+    start_rtc(srs)
+    pub = subprocess.Popen([str(PUBLISH), "-c", "2", "-e", "1000", "-r", f"webrtc://{srs.api}/live/same", "--ffmpeg",
+                            str(media), "-t", "5", "-m", "2000", "--json"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        out, _ = pub.communicate(timeout=40)
+    finally:
+        stop_process(pub)
+    summary = last_json(out)
+    assert pub.returncode == 1 and summary["ok"] is False, out[-3000:]
+    assert summary["connected"] == 1 and summary["failed"] == 1, summary
+    assert summary["errors"]["rejected"] >= 2 and summary["reconnects"] >= 1, summary
+    assert "rejected: publish API" in out, out[-3000:]
+    assert summary["packets"] > 200, summary  # the accepted one relayed all along
 
 
 def test_bad_arguments_exit_2():
