@@ -3,14 +3,15 @@ its own ICE/DTLS/SRTP, SSRCs and stream name (%d in the URL), relaying one
 ffmpeg RTP source. The server (ASAN build) must list every stream as
 publishing with its received bytes growing, and a WHEP player
 (sb_rtc_load) of a random one of them must decrypt everything and see
-keyframes; with loss on purpose, the server's NACKs are answered."""
+keyframes, and an aiortc player of another decodes the video; with loss on
+purpose, the server's NACKs are answered."""
 import json
 import random
 import subprocess
 import time
 
 from conftest import TRUNK, stop_process, wait_until
-from rtc_env import api_get, start_rtc
+from rtc_env import api_get, require_aiortc, start_rtc
 
 PUBLISH = TRUNK / "objs" / "sb_rtc_publish"
 LOAD = TRUNK / "objs" / "sb_rtc_load"
@@ -41,10 +42,12 @@ def whip(srs, stream):
 
 
 def test_five_publishers_one_process(srs, media):
+    require_aiortc()
+    from rtc_client import Rtc
     start_rtc(srs)
     n = 5
     pub = subprocess.Popen([str(PUBLISH), "-c", str(n), "-s", "500", "-r", whip(srs, "many%d"), "--ffmpeg",
-                            str(media), "-t", "16", "-m", "2000", "--json"],
+                            str(media), "-t", "20", "-m", "2000", "--json"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert wait_until(lambda: publishing(srs, "many", n), 15), streams_by_name(srs, "many")
@@ -68,6 +71,12 @@ def test_five_publishers_one_process(srs, media):
         assert play["verify_ok"] is True and play["first_video_keyframe_ok"] == 1, play
         assert play["keyframes"] >= 2 and play["video_frames"] > 60, play
         assert play["decrypt_failures"] == 0, play
+        # An independent client (aiortc) of another one decodes the video.
+        other = random.choice([n for n in names if n != pick])
+        with Rtc() as rtc:
+            player = rtc.play(srs.api, "live", other)
+            assert wait_until(lambda: player.frames_decoded > 25, 10), player.stats()
+            assert (player.width, player.height) == (320, 240), player.stats()
         out, _ = pub.communicate(timeout=40)
     finally:
         stop_process(pub)
