@@ -165,3 +165,24 @@ def test_kit_hls_tiny_run(tmp_path, media):
     # a little ahead of real time can make an answer arrive a few ms "before"
     # it: the sign is the clocks' drift, not an error.
     assert re.match(r"^-?\d+ / -?\d+ ms$", after), ll[0]
+
+
+def test_kit_rtc_publishers_tiny_run(tmp_path, media):
+    """test/bench/run --rtc-publishers 3 (rtc_publish_bench.py): one
+    sb_rtc_publish -c 3 into a fresh server; its row says every publisher
+    was listed publishing by the API with bytes in growing, none failed."""
+    out = tmp_path / "results.md"
+    cmd = [str(TRUNK / "test" / "bench" / "run"), "--srs", str(TRUNK / "objs" / "srs"), "--media", str(media),
+           "--clients", "", "--publishers", "", "--tool-capacity", "0", "--no-nginx", "--rtc-publishers", "3",
+           "--settle", "1", "--window", "3", "--spread", "300", "--out", str(out)]
+    r = subprocess.run(cmd, cwd=TRUNK, capture_output=True, text=True, timeout=200)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    md = out.read_text()
+    assert "### WebRTC publishers" in md, md
+    row = [x for x in rows(md) if len(x) == 13 and x[0] == "3"]
+    assert len(row) == 1, md
+    n, verified, cpu, per, rss, kib, mbps, tool_cpu, tool_rss, connected, failed, nacks, drops = row[0]
+    assert verified == "3 / 3" and failed == "0", row
+    assert float(mbps.split()[0]) > 0.5, row  # ~3 x 600 kbps in over the window
+    assert float(cpu.rstrip(" %")) >= 0 and rss.endswith("MB") and kib.endswith("KiB"), row
+    assert float(tool_cpu.rstrip(" %")) >= 0, row
