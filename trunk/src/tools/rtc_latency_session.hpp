@@ -24,6 +24,10 @@
 // Header-only for the reason tool_common.hpp gives.
 #pragma once
 
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -263,6 +267,15 @@ class RtcClientLink {
         const char* any = po.remote_candidate.family == StunAddress::kIpv4 ? "0.0.0.0" : "::";
         if (Error err = UdpSocket::bind(any, 0, &raw); err.failed()) return SRS_WRAP(err, "udp bind");
         sock_.reset(raw);
+        // Each datagram's kernel receive time (SIOCGSTAMPNS after the read):
+        // the delay without this process's own scheduling. The first ask
+        // turns the socket's stamping on (and finds none); SO_TIMESTAMPNS
+        // would not do: it sends the time as a cmsg and leaves the ioctl's
+        // stamp unset.
+        struct timespec none;
+        if (ioctl(sock_->fd(), SIOCGSTAMPNS, &none) != 0) {
+            // ENOENT: nothing received yet, stamping now on.
+        }
         peer_.reset(new RtcPeer(po, listener));
         if (Error err = peer_->start(monotonic_us()); err.failed()) return SRS_WRAP(err, "start the peer");
         return Error();
@@ -291,10 +304,12 @@ class RtcClientLink {
         const socklen_t len = sockaddr_of(peer_->remote_address(), &ss);
         return sock_->sendto(buf, out, reinterpret_cast<const sockaddr*>(&ss), len, timeout);
     }
-    // One datagram into buf, handed to the peer; false when none came within
-    // `wait`. *wall is the wall time it was read at. A datagram the peer
-    // refuses is counted in *refused.
-    Error receive(uint8_t* buf, size_t cap, utime_t wait, bool* got, utime_t* wall, uint64_t* refused) {
+    // One datagram into buf, handed to the peer; *got false when none came
+    // within `wait`. *wall is the wall time it was read at, *kernel when the
+    // kernel received it (0: unknown). A datagram the peer refuses is
+    // counted in *refused.
+    Error receive(uint8_t* buf, size_t cap, utime_t wait, bool* got, utime_t* wall, utime_t* kernel,
+                  uint64_t* refused) {
         *got = false;
         sockaddr_storage ss;
         socklen_t len = sizeof(ss);
@@ -307,6 +322,10 @@ class RtcClientLink {
         }
         *got = true;
         *wall = wall_us();
+        struct timespec ts;
+        *kernel = ioctl(sock_->fd(), SIOCGSTAMPNS, &ts) == 0
+                      ? static_cast<utime_t>(ts.tv_sec) * kUsPerSecond + ts.tv_nsec / 1000
+                      : 0;
         bytes_ += n;
         if (Error e = peer_->handle_datagram(buf, n, stun_address_of(ss), monotonic_us()); e.failed()) {
             (*refused)++;
@@ -403,7 +422,7 @@ class WhepSession : public RtcPeerListener {
                 continue;
             }
             if (const utime_t due = video_.next_timeout(); due >= 0 && due <= now) {
-                release(wall_us());
+                release(wall_us(), 0);
                 continue;
             }
             if (connected_ && now >= next_report) {
@@ -416,21 +435,24 @@ class WhepSession : public RtcPeerListener {
             if (const utime_t due = video_.next_timeout(); due > now) wake = std::min(wake, due);
             if (connected_) wake = std::min(wake, next_report);
             bool got = false;
-            if (Error err = link_.receive(buf_, sizeof(buf_), wake - now, &got, &arrival_wall_,
+            utime_t wall = 0, kernel = 0;
+            if (Error err = link_.receive(buf_, sizeof(buf_), wake - now, &got, &wall, &kernel,
                                           &counters_->refused_datagrams);
                 err.failed()) {
                 return err;
             }
             stats_->session_bytes = link_.bytes();
-            if (got && connected_) release(arrival_wall_);
+            if (got && connected_) release(wall, kernel);
         }
     }
 
-    // Hands the frames that are whole to the sink, as arrived at `wall`.
-    void release(utime_t wall) {
+    // Hands the frames that are whole to the sink, as completed by the
+    // datagram read at `wall` (received by the kernel at `kernel`, 0: a
+    // frame released by the reorder timer).
+    void release(utime_t wall, utime_t kernel) {
         if (sink_done_) return;
-        video_.drain(monotonic_us(), [this, wall](uint32_t ts, const uint8_t* p, size_t n) {
-            if (!sink_->on_message(9, ts, p, n, wall, 0)) sink_done_ = true;
+        video_.drain(monotonic_us(), [this, wall, kernel](uint32_t ts, const uint8_t* p, size_t n) {
+            if (!sink_->on_message(9, ts, p, n, wall, kernel)) sink_done_ = true;
             return !sink_done_;
         });
     }
@@ -498,7 +520,6 @@ class WhepSession : public RtcPeerListener {
     int closed_code_ = 0;
     std::string closed_why_;
     utime_t last_media_us_ = 0;
-    utime_t arrival_wall_ = 0;
     uint8_t buf_[kRtcDatagramSize];
 };
 
@@ -590,8 +611,9 @@ class WhipSender : public RtcPeerListener, public RtpPayloadSink {
             if (const utime_t due = peer->next_timeout(); due > now) wake = std::min(wake, due);
             if (connected_) wake = std::min(wake, next_sr_);
             bool got = false;
-            utime_t wall = 0;
-            if (Error err = link_.receive(in_, sizeof(in_), wake - now, &got, &wall, &counters_->refused_datagrams);
+            utime_t wall = 0, kernel = 0;
+            if (Error err = link_.receive(in_, sizeof(in_), wake - now, &got, &wall, &kernel,
+                                          &counters_->refused_datagrams);
                 err.failed()) {
                 return err;
             }

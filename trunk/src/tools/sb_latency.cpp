@@ -23,6 +23,15 @@
 //   --warmup after the start). HTTP-FLV players also read the kernel's
 //   receive time of each read (SO_TIMESTAMPNS): kernel - stamp leaves out
 //   this process's scheduling, which matters with many players on one core.
+// - WebRTC (rtc_latency_session.hpp): a -p URL of WHIP (http://.../whip/...,
+//   whip://, or webrtc:// for SRS's /rtc/v1/publish/) publishes the video
+//   over one WebRTC session instead: each frame stamped, then packetized to
+//   H.264 RTP by the kernel's packetizer (as the server's RTMP -> WebRTC
+//   bridge does); audio and B-frames are not sent. A -r URL of WHEP
+//   (http://.../whep/..., whep://, webrtc:// for /rtc/v1/play/) plays over
+//   WebRTC: RTP put back in order and rebuilt into frames (a frame with a
+//   hole is not a sample), read with the same stamp reader; "play accepted"
+//   is ICE + DTLS up, so frames stamped before it are the cached ones.
 // - Joins (--joins N): after the warm-up, N more players connect one after
 //   another (--join-interval ms apart, the -r URLs in turn) and leave at their
 //   first decodable video frame (a keyframe after a sequence header): the time
@@ -40,6 +49,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -162,6 +172,46 @@ class Histogram {
     double sum_ = 0;
 };
 
+// The spread of one frame's arrival over the players of a URL: from the
+// first player's arrival to the last one's (kernel receive times where
+// known). With N players of one stream this is how long the server took to
+// send that frame N times: a floor under the delay of the last player.
+// Only frames every player of the URL got count; the newest kOpen frames are
+// open, older ones are closed as they are pushed out.
+class ArrivalSpread {
+  public:
+    void add(uint64_t stamp, utime_t at, int players) {
+        Open& e = open_[stamp];
+        if (e.count == 0) e.first = e.last = at;
+        e.first = std::min(e.first, at);
+        e.last = std::max(e.last, at);
+        e.count++;
+        players_ = players;
+        while (open_.size() > kOpen) close(open_.begin());
+    }
+    void finish() {
+        while (!open_.empty()) close(open_.begin());
+    }
+    const Histogram& spread() const { return spread_; }
+    uint64_t incomplete() const { return incomplete_; }
+
+  private:
+    static constexpr size_t kOpen = 64;
+    struct Open {
+        int count = 0;
+        utime_t first = 0, last = 0;
+    };
+    void close(std::map<uint64_t, Open>::iterator it) {
+        if (it->second.count >= players_) spread_.add(it->second.last - it->second.first);
+        else incomplete_++;
+        open_.erase(it);
+    }
+    std::map<uint64_t, Open> open_;
+    int players_ = 0;
+    Histogram spread_;
+    uint64_t incomplete_ = 0;
+};
+
 // ---- what is measured, per -r URL ----
 
 enum class Scheme { kRtmp, kHttp, kWhep };
@@ -187,6 +237,7 @@ struct Probe {
     int joins_ok = 0;
     int joins_failed = 0;
     WhepCounters whep;  // kWhep: loss and refused payloads, summed over the sessions
+    ArrivalSpread spread;  // the same frame's arrival, first player to last
 
     const char* protocol() const {
         return scheme == Scheme::kRtmp ? "rtmp" : scheme == Scheme::kHttp ? "http-flv" : "webrtc";
@@ -405,6 +456,7 @@ class Player : public ToolClient<Options, PlayerStats>, public MediaSink {
             probe_->kernel.add(kernel_us - sent);
             probe_->kernel_period.add(kernel_us - sent);
         }
+        probe_->spread.add(stamp, kernel_us > 0 ? kernel_us : user_us, probe_->players);
     }
 
     Probe* probe_;
@@ -753,8 +805,12 @@ std::string json_string(const std::string& s) {
 void usage(const char* argv0) {
     printf("Usage: %s -i FILE.flv -p PUBLISH_URL -r PLAY_URL [-r PLAY_URL...] [options]\n"
            "  -i FILE      FLV file to publish (H.264 or H.265 video), looped, paced by its timestamps\n"
-           "  -p URL       rtmp://ip[:port]/app/stream to publish to\n"
-           "  -r URL       a URL of the same stream to play: rtmp://... or http://.../app/stream.flv;\n"
+           "  -p URL       where to publish: rtmp://ip[:port]/app/stream, or WebRTC (video only, no\n"
+           "               B-frames): a WHIP endpoint http://ip:port/rtc/v1/whip/?app=APP&stream=STREAM\n"
+           "               (whip://... the same), or webrtc://ip[:port]/app/stream (SRS's /rtc/v1/publish/)\n"
+           "  -r URL       a URL of the same stream to play: rtmp://..., http://.../app/stream.flv, or\n"
+           "               WebRTC: a WHEP endpoint http://ip:port/rtc/v1/whep/?app=APP&stream=STREAM\n"
+           "               (whep://... the same), or webrtc://ip[:port]/app/stream (/rtc/v1/play/);\n"
            "               repeat for several (the players take them in turn)\n"
            "  -c PLAYERS   players to run (default 1)\n"
            "  -s MS        spread the players' start over MS milliseconds (default 0: all at once)\n"
@@ -926,7 +982,7 @@ int main(int argc, char** argv) {
         for (auto& p : probes) {
             printf("  %-8s frames=+%" PRIu64 " delay %s", p->protocol(), p->delay_period.count(),
                    percentiles_text(p->delay_period).c_str());
-            if (p->scheme == Scheme::kHttp) printf("; kernel %s", percentiles_text(p->kernel_period).c_str());
+            if (p->scheme != Scheme::kRtmp) printf("; kernel %s", percentiles_text(p->kernel_period).c_str());
             printf("\n");
             p->delay_period.reset();
             p->kernel_period.reset();
@@ -943,7 +999,10 @@ int main(int argc, char** argv) {
     const PublisherStats& ps = publisher.stats();
 
     uint64_t bad_stamps = 0;
-    for (const auto& p : probes) bad_stamps += p->bad_stamps;
+    for (const auto& p : probes) {
+        bad_stamps += p->bad_stamps;
+        p->spread.finish();
+    }
     const bool verify_failed = player_verify_failed(t) || bad_stamps > 0;
 
     print_summary_head(t, elapsed);
@@ -963,8 +1022,14 @@ int main(int argc, char** argv) {
                p->protocol(), p->url.c_str(), p->players, p->delay.count(), p->cached, p->warmup, p->unstamped,
                p->bad_stamps);
         printf("    delay  %s (mean %.2f)\n", percentiles_text(p->delay).c_str(), p->delay.mean() / 1000.0);
-        if (p->scheme == Scheme::kHttp) {
+        if (p->scheme != Scheme::kRtmp) {
             printf("    kernel %s (mean %.2f)\n", percentiles_text(p->kernel).c_str(), p->kernel.mean() / 1000.0);
+        }
+        if (p->players > 1) {
+            printf("    spread of a frame's arrival over the %d players: %s (%" PRIu64 " frames; %" PRIu64
+                   " not got by all)\n",
+                   p->players, percentiles_text(p->spread.spread()).c_str(), p->spread.spread().count(),
+                   p->spread.incomplete());
         }
         if (p->scheme == Scheme::kWhep) {
             printf("    RTP: %" PRIu64 " packets lost, %" PRIu64 " frames dropped (holes, or before a keyframe), %" PRIu64
@@ -993,7 +1058,8 @@ int main(int argc, char** argv) {
                      p->unstamped, p->bad_stamps);
             streams += head;
             streams += ",\"latency_ms\":" + percentiles_json(p->delay);
-            streams += ",\"kernel_latency_ms\":" + (p->scheme == Scheme::kHttp ? percentiles_json(p->kernel) : "null");
+            streams += ",\"kernel_latency_ms\":" + (p->scheme != Scheme::kRtmp ? percentiles_json(p->kernel) : "null");
+            streams += ",\"arrival_spread_ms\":" + percentiles_json(p->spread.spread());
             if (p->scheme == Scheme::kWhep) {
                 char rtp[256];
                 snprintf(rtp, sizeof(rtp),
