@@ -15,7 +15,8 @@ WebRTC (issue 23, --webrtc): the server also runs its API and WebRTC with
 rtmp_to_rtc and rtc_to_rtmp on. "WHEP" rows publish over RTMP and play with
 WHEP players (the tool depacketizes the H.264 RTP and reads the same stamp);
 "WHIP-RTMP" rows publish over WHIP (the tool packetizes the stamped frames,
-video only, no B-frames) and play over RTMP. Their kernel columns are each
+video only, no B-frames) and play over RTMP; "WHIP-WHEP" rows are WebRTC in
+and out (no bridge). Their kernel columns are each
 datagram's kernel receive time (what the tool's own scheduling of many
 players does not blur), and "spread" is, per frame, the time from the first
 player's kernel receive to the last one's: how long the server took to send
@@ -45,7 +46,7 @@ from rtmp_play_bench import proc_cpu_seconds, stop  # noqa: E402
 
 TRUNK = Path(__file__).resolve().parents[2]
 RTMP_PORT, HTTP_PORT, API_PORT, RTC_PORT = 19381, 18381, 19385, 18385
-PROTOCOLS = ("RTMP", "HTTP-FLV", "WHEP", "WHIP-RTMP")
+PROTOCOLS = ("RTMP", "HTTP-FLV", "WHEP", "WHIP-RTMP", "WHIP-WHEP")
 RTC_VHOST = "    rtc {\n        enabled on;\n        rtmp_to_rtc on;\n        rtc_to_rtmp on;\n    }\n"
 MW_LATENCY_MS = 350  # the default of play.mw_latency (src/app/config/config_directives.cpp)
 
@@ -75,7 +76,7 @@ def start_server(binary, work, vhost_extra, rtc=False):
 
 def run_one(args, work, mode, protocol, players):
     """One run on a fresh server; returns a row of results."""
-    rtc = protocol in ("WHEP", "WHIP-RTMP")
+    rtc = protocol in ("WHEP", "WHIP-RTMP", "WHIP-WHEP")
     server = start_server(args.srs, work, MODES[mode], rtc)
     tool = None
     try:
@@ -85,8 +86,10 @@ def run_one(args, work, mode, protocol, players):
             play = "http://127.0.0.1:%d/live/probe.flv" % HTTP_PORT
         elif protocol == "WHEP":
             play = "http://127.0.0.1:%d/rtc/v1/whep/?app=live&stream=probe" % API_PORT
-        elif protocol == "WHIP-RTMP":
+        if protocol in ("WHIP-RTMP", "WHIP-WHEP"):
             url = "http://127.0.0.1:%d/rtc/v1/whip/?app=live&stream=probe" % API_PORT
+        if protocol == "WHIP-WHEP":
+            play = "http://127.0.0.1:%d/rtc/v1/whep/?app=live&stream=probe" % API_PORT
         spread = args.spread if players > 1 else 0
         duration = spread / 1000.0 + args.warmup + args.measure
         cmd = [args.tool, "-i", args.media, "-p", url, "-r", play, "-c", str(players), "-s", str(spread),
@@ -157,14 +160,14 @@ def verdicts(rows):
     for r in rows:
         if r["players"] != max(x["players"] for x in rows if x["protocol"] == r["protocol"]):
             continue
-        if r["protocol"] == "WHEP":
+        if r["protocol"] in ("WHEP", "WHIP-WHEP"):
             # Issue 23: at 1,000 WHEP players, p50 <= 5 ms and p99 <= 15 ms.
             for what, p50, p99 in (("delay", r["p50"], r["p99"]), ("kernel-time", r["kernel_p50"], r["kernel_p99"])):
                 ok = p50 is not None and p99 is not None and p50 <= 5.0 and p99 <= 15.0
-                out.append(f"- WHEP, {r['players']} players: {what} p50 {fmt(p50)} p99 {fmt(p99)} ms "
+                out.append(f"- {r['protocol']}, {r['players']} players: {what} p50 {fmt(p50)} p99 {fmt(p99)} ms "
                            f"(p50 <= 5, p99 <= 15 ms): {'holds' if ok else 'MISSED'}")
             if r["spread_p50"] is not None:
-                out.append(f"- WHEP, {r['players']} players: one frame's fan-out (first to last player's kernel "
+                out.append(f"- {r['protocol']}, {r['players']} players: one frame's fan-out (first to last player's kernel "
                            f"receive) p50 {fmt(r['spread_p50'])} p99 {fmt(r['spread_p99'])} max "
                            f"{fmt(r['spread_max'])} ms")
             continue
