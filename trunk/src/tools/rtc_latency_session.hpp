@@ -358,9 +358,12 @@ struct WhepCounters {
 // `timeout`. Hangs up with the WHEP DELETE and a DTLS close_notify.
 class WhepSession : public RtcPeerListener {
   public:
-    WhepSession(const std::string& url, std::shared_ptr<DtlsCertificate> cert, utime_t timeout, MediaSink* sink,
-                ClientStats* stats, WhepCounters* counters)
-        : url_(url), cert_(std::move(cert)), timeout_(timeout), sink_(sink), stats_(stats), counters_(counters) {}
+    // video_only: the offer has no audio section, so the server sends no
+    // Opus (half the packets of a 25 fps stream with 20 ms audio frames).
+    WhepSession(const std::string& url, std::shared_ptr<DtlsCertificate> cert, utime_t timeout, bool video_only,
+                MediaSink* sink, ClientStats* stats, WhepCounters* counters)
+        : url_(url), cert_(std::move(cert)), timeout_(timeout), video_only_(video_only), sink_(sink), stats_(stats),
+          counters_(counters) {}
 
     Error run() {
         RtcPlayUrl url;
@@ -373,8 +376,12 @@ class WhepSession : public RtcPeerListener {
         ssrc_ = rtc_random_u32();
         RtcAnswerInfo answer;
         std::string delete_target;
-        if (Error err = rtc_signal(url, write_sdp(build_play_offer(params)), timeout_, "WHEP", &answer, &delete_target);
-            err.failed()) {
+        SessionDescription offer = build_play_offer(params);
+        if (video_only_) {
+            offer.media.erase(offer.media.begin());  // mid 0, the audio
+            offer.bundle = {"1"};
+        }
+        if (Error err = rtc_signal(url, write_sdp(offer), timeout_, "WHEP", &answer, &delete_target); err.failed()) {
             return err;
         }
         if (answer.video_pt < 0) return SRS_ERR(kErrorSdpNoMedia, "the answer refuses video");
@@ -510,6 +517,7 @@ class WhepSession : public RtcPeerListener {
     std::string url_;
     std::shared_ptr<DtlsCertificate> cert_;
     utime_t timeout_;
+    bool video_only_;
     MediaSink* sink_;
     ClientStats* stats_;
     WhepCounters* counters_;

@@ -82,6 +82,7 @@ struct Options : ToolOptions {
     int join_interval_ms = 200;
     double warmup_s = 2;
     int chunk_size = 60000;
+    bool whep_video_only = false;  // --whep-video-only
     // The process's one DTLS certificate, made when a URL is WebRTC.
     std::shared_ptr<DtlsCertificate> certificate;
 };
@@ -362,7 +363,7 @@ Error play_probe(Probe* probe, const Options* opt, MediaSink* sink, ClientStats*
     const utime_t timeout = opt->timeout_ms * kUsPerMs;
     if (probe->scheme == Scheme::kRtmp) return play_rtmp(probe->url, timeout, sink, stats);
     if (probe->scheme == Scheme::kHttp) return play_http(probe->http, timeout, sink, stats);
-    WhepSession session(probe->url, opt->certificate, timeout, sink, stats, &probe->whep);
+    WhepSession session(probe->url, opt->certificate, timeout, opt->whep_video_only, sink, stats, &probe->whep);
     return session.run();
 }
 
@@ -824,6 +825,7 @@ void usage(const char* argv0) {
            "  -e MS        wait before retrying after a failed session (default 3000)\n"
            "  --timeout MS connect/receive timeout (default 10000)\n"
            "  --chunk-size N  RTMP chunk size the publisher sends with (default 60000)\n"
+           "  --whep-video-only  WHEP players offer no audio: the server sends them video only\n"
            "  --json       print the summary as one JSON object on the last line\n"
            "Exit code: 0; 1 when the file cannot be used, the publisher never got on, or a\n"
            "verification failed (timestamps going back, a session starting without a keyframe, a\n"
@@ -839,6 +841,7 @@ Options parse_options(int argc, char** argv) {
                                    {"join-interval", required_argument, nullptr, 'I'},
                                    {"warmup", required_argument, nullptr, 'W'},
                                    {"chunk-size", required_argument, nullptr, 'k'},
+                                   {"whep-video-only", no_argument, nullptr, 'V'},
                                    {"help", no_argument, nullptr, 'h'},
                                    {nullptr, 0, nullptr, 0}};
     int c;
@@ -849,6 +852,7 @@ Options parse_options(int argc, char** argv) {
             case 'i': opt.input = optarg; continue;
             case 'J': opt.joins = parse_int(optarg, "--joins", 0, 100000); continue;
             case 'I': opt.join_interval_ms = parse_int(optarg, "--join-interval", 0, 600000); continue;
+            case 'V': opt.whep_video_only = true; continue;
             case 'k': opt.chunk_size = parse_int(optarg, "--chunk-size", 128, 65536); continue;
             case 'W': opt.warmup_s = parse_double_arg(optarg, "--warmup", 0, 3600); continue;
             case 'h': usage(argv[0]); exit(0);
