@@ -241,3 +241,16 @@ def test_latency_probe_whip_in_rtmp_and_http_flv_out(srs, media):
         # frame: most of the measured ones arrive.
         assert x["frames"] >= pub["measured"] // 2, (x, pub)
     assert "WHIP:" in out, out
+
+
+def test_latency_probe_bad_webrtc_urls(media):
+    """WebRTC URLs that cannot be used are bad arguments (exit code 2) before
+    anything connects: a host name, a webrtc:// URL without app/stream."""
+    assert LATENCY.exists(), "build the tools first (make)"
+    rtmp = "rtmp://127.0.0.1:1935/live/x"
+    for args in (["-p", "whip://localhost:1985/rtc/v1/whip/?app=live&stream=x", "-r", rtmp],
+                 ["-p", "webrtc://127.0.0.1:1985/x", "-r", rtmp],
+                 ["-p", rtmp, "-r", "webrtc://127.0.0.1/"],
+                 ["-p", rtmp, "-r", "http://localhost:1985/rtc/v1/whep/?app=live&stream=x"]):
+        code, out, err = run_tool(["-i", str(media)] + args, timeout=10)
+        assert code == 2 and "bad url" in err, (args, out, err)
