@@ -91,22 +91,20 @@ inline std::string http_path_of(const std::string& url) {
     return slash == std::string::npos ? "" : url.substr(slash);
 }
 
-// A -r URL played over WebRTC: webrtc://, whep://, or an http:// URL whose
-// path names a WHEP endpoint (".../whep/..." or SRS's /rtc/v1/play/).
+// A -r URL played over WebRTC: webrtc:// (SRS's JSON API, POST
+// /rtc/v1/play/), whep://, or an http:// URL whose path names a WHEP endpoint
+// (".../whep..."). An http:// URL is POSTed as WHEP (the offer as the body),
+// so SRS's JSON API is reached only through webrtc://.
 inline bool is_whep_play_url(const std::string& url) {
     if (istarts_with(url, "webrtc://") || istarts_with(url, "whep://")) return true;
-    if (!istarts_with(url, "http://")) return false;
-    const std::string path = http_path_of(url);
-    return path.find("/whep") != std::string::npos || istarts_with(path, "/rtc/v1/play");
+    return istarts_with(url, "http://") && http_path_of(url).find("/whep") != std::string::npos;
 }
 
-// A -p URL published over WebRTC: webrtc://, whip://, or an http:// URL whose
-// path names a WHIP endpoint (".../whip/..." or SRS's /rtc/v1/publish/).
+// A -p URL published over WebRTC: webrtc:// (POST /rtc/v1/publish/), whip://,
+// or an http:// URL whose path names a WHIP endpoint (".../whip...").
 inline bool is_whip_publish_url(const std::string& url) {
     if (istarts_with(url, "webrtc://") || istarts_with(url, "whip://")) return true;
-    if (!istarts_with(url, "http://")) return false;
-    const std::string path = http_path_of(url);
-    return path.find("/whip") != std::string::npos || istarts_with(path, "/rtc/v1/publish");
+    return istarts_with(url, "http://") && http_path_of(url).find("/whip") != std::string::npos;
 }
 
 // ---- H.264 RTP back to FLV video tag bodies ----

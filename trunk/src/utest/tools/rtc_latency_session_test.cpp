@@ -106,7 +106,9 @@ TEST(RtcLatencyUrls, WhipAndWhepForms) {
     EXPECT_TRUE(is_whep_play_url("http://127.0.0.1:1985/rtc/v1/whep/?app=live&stream=a"));
     EXPECT_TRUE(is_whep_play_url("whep://127.0.0.1:1985/rtc/v1/whep/?app=live&stream=a"));
     EXPECT_TRUE(is_whep_play_url("webrtc://127.0.0.1/live/a"));
-    EXPECT_TRUE(is_whep_play_url("http://127.0.0.1:1985/rtc/v1/play/"));
+    // SRS's JSON API takes JSON, not an SDP body: only through webrtc://.
+    EXPECT_FALSE(is_whep_play_url("http://127.0.0.1:1985/rtc/v1/play/"));
+    EXPECT_FALSE(is_whip_publish_url("http://127.0.0.1:1985/rtc/v1/publish/"));
     EXPECT_FALSE(is_whep_play_url("http://127.0.0.1:8080/live/a.flv"));
     EXPECT_FALSE(is_whep_play_url("rtmp://127.0.0.1/live/a"));
     EXPECT_FALSE(is_whep_play_url("http://whep-host:8080/live/a.flv"));  // the host is not the path
