@@ -23,6 +23,15 @@
 //   --warmup after the start). HTTP-FLV players also read the kernel's
 //   receive time of each read (SO_TIMESTAMPNS): kernel - stamp leaves out
 //   this process's scheduling, which matters with many players on one core.
+// - WebRTC (rtc_latency_session.hpp): a -p URL of WHIP (http://.../whip/...,
+//   whip://, or webrtc:// for SRS's /rtc/v1/publish/) publishes the video
+//   over one WebRTC session instead: each frame stamped, then packetized to
+//   H.264 RTP by the kernel's packetizer (as the server's RTMP -> WebRTC
+//   bridge does); audio and B-frames are not sent. A -r URL of WHEP
+//   (http://.../whep/..., whep://, webrtc:// for /rtc/v1/play/) plays over
+//   WebRTC: RTP put back in order and rebuilt into frames (a frame with a
+//   hole is not a sample), read with the same stamp reader; "play accepted"
+//   is ICE + DTLS up, so frames stamped before it are the cached ones.
 // - Joins (--joins N): after the warm-up, N more players connect one after
 //   another (--join-interval ms apart, the -r URLs in turn) and leave at their
 //   first decodable video frame (a keyframe after a sequence header): the time
@@ -40,6 +49,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +66,7 @@
 #include "protocol/rtmp/rtmp_command.hpp"
 #include "flv_stream.hpp"
 #include "http_client.hpp"
+#include "rtc_latency_session.hpp"
 #include "tool_common.hpp"
 
 using namespace srs;
@@ -71,6 +82,9 @@ struct Options : ToolOptions {
     int join_interval_ms = 200;
     double warmup_s = 2;
     int chunk_size = 60000;
+    bool whep_video_only = false;  // --whep-video-only
+    // The process's one DTLS certificate, made when a URL is WebRTC.
+    std::shared_ptr<DtlsCertificate> certificate;
 };
 
 // ---- a histogram of microseconds ----
@@ -159,9 +173,49 @@ class Histogram {
     double sum_ = 0;
 };
 
+// The spread of one frame's arrival over the players of a URL: from the
+// first player's arrival to the last one's (kernel receive times where
+// known). With N players of one stream this is how long the server took to
+// send that frame N times: a floor under the delay of the last player.
+// Only frames every player of the URL got count; the newest kOpen frames are
+// open, older ones are closed as they are pushed out.
+class ArrivalSpread {
+  public:
+    void add(uint64_t stamp, utime_t at, int players) {
+        Open& e = open_[stamp];
+        if (e.count == 0) e.first = e.last = at;
+        e.first = std::min(e.first, at);
+        e.last = std::max(e.last, at);
+        e.count++;
+        players_ = players;
+        while (open_.size() > kOpen) close(open_.begin());
+    }
+    void finish() {
+        while (!open_.empty()) close(open_.begin());
+    }
+    const Histogram& spread() const { return spread_; }
+    uint64_t incomplete() const { return incomplete_; }
+
+  private:
+    static constexpr size_t kOpen = 64;
+    struct Open {
+        int count = 0;
+        utime_t first = 0, last = 0;
+    };
+    void close(std::map<uint64_t, Open>::iterator it) {
+        if (it->second.count >= players_) spread_.add(it->second.last - it->second.first);
+        else incomplete_++;
+        open_.erase(it);
+    }
+    std::map<uint64_t, Open> open_;
+    int players_ = 0;
+    Histogram spread_;
+    uint64_t incomplete_ = 0;
+};
+
 // ---- what is measured, per -r URL ----
 
-enum class Scheme { kRtmp, kHttp };
+enum class Scheme { kRtmp, kHttp, kWhep };
 
 struct Probe {
     std::string url;
@@ -183,8 +237,12 @@ struct Probe {
     Histogram join_connect, join_play;
     int joins_ok = 0;
     int joins_failed = 0;
+    WhepCounters whep;  // kWhep: loss and refused payloads, summed over the sessions
+    ArrivalSpread spread;  // the same frame's arrival, first player to last
 
-    const char* protocol() const { return scheme == Scheme::kRtmp ? "rtmp" : "http-flv"; }
+    const char* protocol() const {
+        return scheme == Scheme::kRtmp ? "rtmp" : scheme == Scheme::kHttp ? "http-flv" : "webrtc";
+    }
 };
 
 // Wall-clock time from which stamped frames are delay samples.
@@ -199,21 +257,6 @@ uint8_t g_read_buffer[kReadBufferSize];
 
 // ---- sessions ----
 
-// Where a play session's messages go.
-class MediaSink {
-  public:
-    virtual ~MediaSink() = default;
-    // Connected: TCP (HTTP-FLV), or TCP, handshake and the connect command (RTMP).
-    virtual void on_connected() {}
-    // The server accepted the play (NetStream.Play.Start, HTTP 200), at wall time `now`.
-    virtual void on_play(utime_t now) = 0;
-    // One audio (8), video (9) or data (18) message. `p` holds the whole
-    // payload (RTMP) or its first min(size, 64) bytes (HTTP-FLV); it arrived
-    // completely at wall time user_us, and kernel_us is when the kernel
-    // received the last of it (0: unknown). False ends the session.
-    virtual bool on_message(uint8_t type, uint32_t ts, const uint8_t* p, size_t n, utime_t user_us,
-                            utime_t kernel_us) = 0;
-};
 
 // One RTMP play session; success when the server ended it or the sink did.
 Error play_rtmp(const std::string& url, utime_t timeout, MediaSink* sink, ClientStats* stats) {
@@ -315,10 +358,26 @@ Error play_http(const HttpUrl& url, utime_t timeout, MediaSink* sink, ClientStat
     }
 }
 
+// One play session of the probe's URL, whatever its protocol.
+Error play_probe(Probe* probe, const Options* opt, MediaSink* sink, ClientStats* stats) {
+    const utime_t timeout = opt->timeout_ms * kUsPerMs;
+    if (probe->scheme == Scheme::kRtmp) return play_rtmp(probe->url, timeout, sink, stats);
+    if (probe->scheme == Scheme::kHttp) return play_http(probe->http, timeout, sink, stats);
+    WhepSession session(probe->url, opt->certificate, timeout, opt->whep_video_only, sink, stats, &probe->whep);
+    return session.run();
+}
+
 // ---- the players ----
 
 const char* session_error_kind(const Error& err) {
     const int code = err.code();
+    // WebRTC: STUN, DTLS, SRTP or the peer: ICE or the DTLS handshake did not
+    // get through, or the session failed.
+    if ((code >= kErrorStunTruncated && code <= kErrorStunCrypto) || (code >= kErrorDtlsInit && code <= kErrorDtlsSrtp) ||
+        (code >= kErrorSrtpInit && code <= kErrorSrtpUnprotect) || (code >= kErrorRtcPeerState && code <= kErrorRtcPeerDtls)) {
+        return "handshake";
+    }
+    if (code == kErrorRtcApiBody || (code >= kErrorSdpTooLarge && code <= kErrorSdpAnswer)) return "protocol";
     if ((code > kErrorHttpBase && code < kErrorRtcBase) || (code >= kErrorFlvHeader && code <= kErrorFlvTagSize)) {
         return "protocol";
     }
@@ -338,9 +397,7 @@ class Player : public ToolClient<Options, PlayerStats>, public MediaSink {
         verify_.reset();
         nalu_length_size_ = 4;
         play_start_ = INT64_MAX;
-        const utime_t timeout = opt_->timeout_ms * kUsPerMs;
-        if (probe_->scheme == Scheme::kRtmp) return play_rtmp(probe_->url, timeout, this, &stats_);
-        return play_http(probe_->http, timeout, this, &stats_);
+        return play_probe(probe_, opt_, this, &stats_);
     }
     const char* error_kind(const Error& err) const override { return session_error_kind(err); }
 
@@ -400,6 +457,7 @@ class Player : public ToolClient<Options, PlayerStats>, public MediaSink {
             probe_->kernel.add(kernel_us - sent);
             probe_->kernel_period.add(kernel_us - sent);
         }
+        probe_->spread.add(stamp, kernel_us > 0 ? kernel_us : user_us, probe_->players);
     }
 
     Probe* probe_;
@@ -429,9 +487,7 @@ class Joiner : public CoroutineHandler, public MediaSink {
             seen_header_ = got_frame_ = false;
             ClientStats stats;
             start_us_ = monotonic_us();
-            const utime_t timeout = opt_->timeout_ms * kUsPerMs;
-            Error err = probe->scheme == Scheme::kRtmp ? play_rtmp(probe->url, timeout, this, &stats)
-                                                       : play_http(probe->http, timeout, this, &stats);
+            Error err = play_probe(probe, opt_, this, &stats);
             if (g_stopping || err.code() == kErrorThreadInterrupted) {
                 err.ignore();
                 break;
@@ -503,6 +559,7 @@ struct Media {
     SharedBytes video_header;
     SharedBytes audio_header;
     int nalu_length_size = 4;
+    VideoCodec codec = VideoCodec::kH264;
     uint32_t loop_duration_ms = 0;
     size_t largest_video = 0;
 };
@@ -555,6 +612,7 @@ Error load_flv(const std::string& path, Media* out) {
         return SRS_ERR(kErrorFlvTagType, "%s: video is %s; the stamp needs H.264 or H.265", path.c_str(),
                        video_codec_name(info.codec));
     }
+    out->codec = info.codec;
     if (out->tags.empty()) return SRS_ERR(kErrorFlvTagType, "%s has no audio or video frames", path.c_str());
     out->loop_duration_ms = last_ts + (video_interval ? video_interval : 40);
     return Error();
@@ -564,6 +622,9 @@ struct PublisherStats : ClientStats {
     uint64_t stamped = 0;      // video frames sent with a stamp
     uint64_t measured = 0;     // of them, stamped while the measurement ran
     uint64_t not_stamped = 0;  // video frames stamp_video_tag refused (sent as they are)
+    uint64_t audio_dropped = 0;  // WHIP: audio tags not sent (the offer is video only)
+    uint64_t bframes_dropped = 0;  // WHIP: B-frames not sent
+    WhipCounters whip;
 };
 
 class Publisher : public ToolClient<Options, PublisherStats> {
@@ -573,13 +634,89 @@ class Publisher : public ToolClient<Options, PublisherStats> {
 
   private:
     Error session() override;
+    Error session_rtmp();
+    Error session_whip();
+    // The video tag `tag` stamped into scratch_ (counted); false when it
+    // could not be stamped (sent as it is).
+    bool stamp(const MediaTag& tag, size_t* size);
 
     const Media* media_;
     std::vector<uint8_t> scratch_;
     std::vector<RtmpMessage> incoming_;
 };
 
-Error Publisher::session() {
+Error Publisher::session() { return is_whip_publish_url(opt_->publish_url) ? session_whip() : session_rtmp(); }
+
+bool Publisher::stamp(const MediaTag& tag, size_t* size) {
+    // Stamped right before the write: the server's delay starts here.
+    const uint64_t stamp = static_cast<uint64_t>(wall_us());
+    Error err = stamp_video_tag(tag.data.data(), tag.data.size(), media_->nalu_length_size, stamp, scratch_.data(), size);
+    const bool ok = err.ok();
+    err.ignore();
+    if (!ok) {
+        stats_.not_stamped++;
+        return false;
+    }
+    stats_.stamped++;
+    if (static_cast<utime_t>(stamp) >= g_measure_from && !g_stopping) stats_.measured++;
+    return true;
+}
+
+// WHIP: the video only, each frame stamped, packetized and sent as it is due;
+// between frames the session's datagrams (NACKs, consent) are handled.
+Error Publisher::session_whip() {
+    const Media& m = *media_;
+    if (m.codec != VideoCodec::kH264) return SRS_ERR(kErrorFlvTagType, "WHIP publishing needs H.264 video");
+    const utime_t timeout = opt_->timeout_ms * kUsPerMs;
+    WhipSender sender(opt_->publish_url, opt_->certificate, timeout, &stats_.whip);
+    if (m.video_header.size() <= 5) return SRS_ERR(kErrorFlvTagType, "the video sequence header is empty");
+    if (Error err = sender.connect(m.video_header.data() + 5, m.video_header.size() - 5); !err.ok()) return err;
+    stats_.sessions++;
+    stats_.alive = true;
+
+    const utime_t base = monotonic_us();
+    uint64_t offset_ms = 0;
+    for (size_t i = 0;; i++) {
+        if (i == m.tags.size()) {
+            i = 0;
+            offset_ms += m.loop_duration_ms;
+        }
+        const MediaTag& tag = m.tags[i];
+        const uint64_t ts = offset_ms + tag.ts;
+        if (Error err = sender.pump(base + static_cast<utime_t>(ts) * kUsPerMs); !err.ok()) return err;
+        if (tag.type != kFlvTagVideo) {
+            stats_.audio_dropped++;
+            continue;
+        }
+        // WebRTC has no frame reordering: B-frames are not sent (as the
+        // server drops them for its WebRTC players), so the RTP timestamps
+        // of what is sent only grow.
+        if (tag.data.size() > 5 && h264_frame_has_b_slice(tag.data.data() + 5, tag.data.size() - 5, m.nalu_length_size)) {
+            stats_.bframes_dropped++;
+            continue;
+        }
+        size_t size = 0;
+        const bool stamped = stamp(tag, &size);
+        const uint8_t* body = stamped ? scratch_.data() : tag.data.data();
+        const size_t n = stamped ? size : tag.data.size();
+        // The RTP timestamp is the presentation time: dts + composition time.
+        VideoPacketInfo info;
+        int32_t cts = 0;
+        if (Error err = parse_video_packet(tag.data.data(), tag.data.size(), &info); err.ok()) {
+            cts = std::max<int32_t>(0, info.composition_time);
+        } else {
+            err.ignore();
+        }
+        const uint64_t pts = ts + static_cast<uint64_t>(cts);
+        if (Error err = sender.send_frame(body, n, pts); !err.ok()) return err;
+        stats_.session_bytes = sender.bytes_out();
+        stats_.messages++;
+        stats_.video_frames++;
+        if (is_video_keyframe(tag.data.data(), tag.data.size())) stats_.keyframes++;
+    }
+}
+
+Error Publisher::session_rtmp() {
     std::unique_ptr<RtmpClient> client(new RtmpClient());
     if (Error err = start_publishing(client.get(), "sb_latency", opt_->publish_url, opt_->timeout_ms, opt_->chunk_size);
         !err.ok()) {
@@ -621,17 +758,7 @@ Error Publisher::session() {
         SharedBytes payload = tag.data;
         if (tag.type == kFlvTagVideo) {
             size_t size = 0;
-            // Stamped right before the write: the server's delay starts here.
-            const uint64_t stamp = static_cast<uint64_t>(wall_us());
-            Error err = stamp_video_tag(tag.data.data(), tag.data.size(), m.nalu_length_size, stamp, scratch_.data(), &size);
-            if (err.ok()) {
-                payload = SharedBytes::copy_of(scratch_.data(), size);
-                stats_.stamped++;
-                if (static_cast<utime_t>(stamp) >= g_measure_from && !g_stopping) stats_.measured++;
-            } else {
-                stats_.not_stamped++;
-            }
-            err.ignore();
+            if (stamp(tag, &size)) payload = SharedBytes::copy_of(scratch_.data(), size);
         }
         if (Error err = client->send_media(tag.type, static_cast<uint32_t>(ts), payload); !err.ok()) return err;
         stats_.session_bytes = client->bytes_out();
@@ -679,8 +806,12 @@ std::string json_string(const std::string& s) {
 void usage(const char* argv0) {
     printf("Usage: %s -i FILE.flv -p PUBLISH_URL -r PLAY_URL [-r PLAY_URL...] [options]\n"
            "  -i FILE      FLV file to publish (H.264 or H.265 video), looped, paced by its timestamps\n"
-           "  -p URL       rtmp://ip[:port]/app/stream to publish to\n"
-           "  -r URL       a URL of the same stream to play: rtmp://... or http://.../app/stream.flv;\n"
+           "  -p URL       where to publish: rtmp://ip[:port]/app/stream, or WebRTC (video only, no\n"
+           "               B-frames): a WHIP endpoint http://ip:port/rtc/v1/whip/?app=APP&stream=STREAM\n"
+           "               (whip://... the same), or webrtc://ip[:port]/app/stream (SRS's /rtc/v1/publish/)\n"
+           "  -r URL       a URL of the same stream to play: rtmp://..., http://.../app/stream.flv, or\n"
+           "               WebRTC: a WHEP endpoint http://ip:port/rtc/v1/whep/?app=APP&stream=STREAM\n"
+           "               (whep://... the same), or webrtc://ip[:port]/app/stream (/rtc/v1/play/);\n"
            "               repeat for several (the players take them in turn)\n"
            "  -c PLAYERS   players to run (default 1)\n"
            "  -s MS        spread the players' start over MS milliseconds (default 0: all at once)\n"
@@ -694,6 +825,7 @@ void usage(const char* argv0) {
            "  -e MS        wait before retrying after a failed session (default 3000)\n"
            "  --timeout MS connect/receive timeout (default 10000)\n"
            "  --chunk-size N  RTMP chunk size the publisher sends with (default 60000)\n"
+           "  --whep-video-only  WHEP players offer no audio: the server sends them video only\n"
            "  --json       print the summary as one JSON object on the last line\n"
            "Exit code: 0; 1 when the file cannot be used, the publisher never got on, or a\n"
            "verification failed (timestamps going back, a session starting without a keyframe, a\n"
@@ -709,6 +841,7 @@ Options parse_options(int argc, char** argv) {
                                    {"join-interval", required_argument, nullptr, 'I'},
                                    {"warmup", required_argument, nullptr, 'W'},
                                    {"chunk-size", required_argument, nullptr, 'k'},
+                                   {"whep-video-only", no_argument, nullptr, 'V'},
                                    {"help", no_argument, nullptr, 'h'},
                                    {nullptr, 0, nullptr, 0}};
     int c;
@@ -719,6 +852,7 @@ Options parse_options(int argc, char** argv) {
             case 'i': opt.input = optarg; continue;
             case 'J': opt.joins = parse_int(optarg, "--joins", 0, 100000); continue;
             case 'I': opt.join_interval_ms = parse_int(optarg, "--join-interval", 0, 600000); continue;
+            case 'V': opt.whep_video_only = true; continue;
             case 'k': opt.chunk_size = parse_int(optarg, "--chunk-size", 128, 65536); continue;
             case 'W': opt.warmup_s = parse_double_arg(optarg, "--warmup", 0, 3600); continue;
             case 'h': usage(argv[0]); exit(0);
@@ -741,7 +875,7 @@ Options parse_options(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     Options opt = parse_options(argc, argv);
-    raise_fd_limit(opt.clients + 2, "players");
+    raise_fd_limit(opt.clients * 2 + 4, "players (a WHEP player signals on TCP while its UDP socket opens)");
 
     std::vector<std::unique_ptr<Probe>> probes;
     for (const std::string& url : opt.urls) {
@@ -750,6 +884,14 @@ int main(int argc, char** argv) {
         if (url.compare(0, 7, "rtmp://") == 0) {
             probe->scheme = Scheme::kRtmp;
             if (!check_rtmp_url(url)) return 2;
+        } else if (is_whep_play_url(url)) {
+            probe->scheme = Scheme::kWhep;
+            RtcPlayUrl u;
+            if (Error err = parse_rtc_play_url(rtc_http_form(url), &u); !err.ok()) {
+                fprintf(stderr, "bad url %s: %s\n", url.c_str(), err.summary().c_str());
+                err.ignore();
+                return 2;
+            }
         } else {
             probe->scheme = Scheme::kHttp;
             if (Error err = parse_http_url(url, &probe->http); !err.ok()) {
@@ -759,7 +901,26 @@ int main(int argc, char** argv) {
         }
         probes.push_back(std::move(probe));
     }
-    if (!check_rtmp_url(opt.publish_url)) return 2;
+    const bool whip = is_whip_publish_url(opt.publish_url);
+    if (whip) {
+        RtcPlayUrl u;
+        if (Error err = parse_rtc_publish_url(rtc_http_form(opt.publish_url), &u); !err.ok()) {
+            fprintf(stderr, "bad url %s: %s\n", opt.publish_url.c_str(), err.summary().c_str());
+            err.ignore();
+            return 2;
+        }
+    } else if (!check_rtmp_url(opt.publish_url)) {
+        return 2;
+    }
+    bool rtc = whip;
+    for (const auto& p : probes) rtc = rtc || p->scheme == Scheme::kWhep;
+    if (rtc) {
+        if (Error err = DtlsCertificate::create(DtlsKeyType::kEcdsaP256, &opt.certificate); !err.ok()) {
+            fprintf(stderr, "certificate: %s\n", err.describe().c_str());
+            err.ignore();
+            return 2;
+        }
+    }
 
     Media media;
     if (Error err = load_flv(opt.input, &media); !err.ok()) {
@@ -825,7 +986,7 @@ int main(int argc, char** argv) {
         for (auto& p : probes) {
             printf("  %-8s frames=+%" PRIu64 " delay %s", p->protocol(), p->delay_period.count(),
                    percentiles_text(p->delay_period).c_str());
-            if (p->scheme == Scheme::kHttp) printf("; kernel %s", percentiles_text(p->kernel_period).c_str());
+            if (p->scheme != Scheme::kRtmp) printf("; kernel %s", percentiles_text(p->kernel_period).c_str());
             printf("\n");
             p->delay_period.reset();
             p->kernel_period.reset();
@@ -842,7 +1003,10 @@ int main(int argc, char** argv) {
     const PublisherStats& ps = publisher.stats();
 
     uint64_t bad_stamps = 0;
-    for (const auto& p : probes) bad_stamps += p->bad_stamps;
+    for (const auto& p : probes) {
+        bad_stamps += p->bad_stamps;
+        p->spread.finish();
+    }
     const bool verify_failed = player_verify_failed(t) || bad_stamps > 0;
 
     print_summary_head(t, elapsed);
@@ -850,14 +1014,31 @@ int main(int argc, char** argv) {
     printf("  publisher: sessions %u, video %u (stamped %" PRIu64 ", %" PRIu64 " of them measured; not stamped %" PRIu64
            "), audio %u\n",
            ps.sessions, ps.video_frames, ps.stamped, ps.measured, ps.not_stamped, ps.audio_frames);
+    if (whip) {
+        printf("  WHIP: %" PRIu64 " RTP packets, B-frames not sent %" PRIu64 ", audio tags not sent %" PRIu64 ", NACKs %" PRIu64 " (%" PRIu64
+               " resent), PLIs %" PRIu64 ", SRs %" PRIu64 "\n",
+               ps.whip.packets, ps.bframes_dropped, ps.audio_dropped, ps.whip.nacks, ps.whip.resent, ps.whip.plis,
+               ps.whip.sr_sent);
+    }
     for (const auto& p : probes) {
         printf("  %s %s: %d players, %" PRIu64 " delay samples (cached %" PRIu64 ", warm-up %" PRIu64
                ", unstamped %" PRIu64 ", bad %" PRIu64 ")\n",
                p->protocol(), p->url.c_str(), p->players, p->delay.count(), p->cached, p->warmup, p->unstamped,
                p->bad_stamps);
         printf("    delay  %s (mean %.2f)\n", percentiles_text(p->delay).c_str(), p->delay.mean() / 1000.0);
-        if (p->scheme == Scheme::kHttp) {
+        if (p->scheme != Scheme::kRtmp) {
             printf("    kernel %s (mean %.2f)\n", percentiles_text(p->kernel).c_str(), p->kernel.mean() / 1000.0);
+        }
+        if (p->players > 1) {
+            printf("    spread of a frame's arrival over the %d players: %s (%" PRIu64 " frames; %" PRIu64
+                   " not got by all)\n",
+                   p->players, percentiles_text(p->spread.spread()).c_str(), p->spread.spread().count(),
+                   p->spread.incomplete());
+        }
+        if (p->scheme == Scheme::kWhep) {
+            printf("    RTP: %" PRIu64 " packets lost, %" PRIu64 " frames dropped (holes, or before a keyframe), %" PRIu64
+                   " payloads refused, %" PRIu64 " datagrams refused\n",
+                   p->whep.packets_lost, p->whep.frames_dropped, p->whep.bad_payloads, p->whep.refused_datagrams);
         }
         if (p->joins_ok + p->joins_failed > 0) {
             printf("    time to first frame: %d joins, %d failed, p50=%.1f p95=%.1f max=%.1f ms (p50 connected "
@@ -881,7 +1062,16 @@ int main(int argc, char** argv) {
                      p->unstamped, p->bad_stamps);
             streams += head;
             streams += ",\"latency_ms\":" + percentiles_json(p->delay);
-            streams += ",\"kernel_latency_ms\":" + (p->scheme == Scheme::kHttp ? percentiles_json(p->kernel) : "null");
+            streams += ",\"kernel_latency_ms\":" + (p->scheme != Scheme::kRtmp ? percentiles_json(p->kernel) : "null");
+            streams += ",\"arrival_spread_ms\":" + percentiles_json(p->spread.spread());
+            if (p->scheme == Scheme::kWhep) {
+                char rtp[256];
+                snprintf(rtp, sizeof(rtp),
+                         ",\"rtp\":{\"packets_lost\":%" PRIu64 ",\"frames_dropped\":%" PRIu64 ",\"bad_payloads\":%" PRIu64
+                         ",\"refused_datagrams\":%" PRIu64 "}",
+                         p->whep.packets_lost, p->whep.frames_dropped, p->whep.bad_payloads, p->whep.refused_datagrams);
+                streams += rtp;
+            }
             char ttff[256];
             snprintf(ttff, sizeof(ttff),
                      ",\"ttff_ms\":{\"joins\":%d,\"ok\":%d,\"failed\":%d,\"p50\":%.3f,\"p95\":%.3f,\"max\":%.3f"
@@ -897,13 +1087,15 @@ int main(int argc, char** argv) {
                ",\"reconnects\":%" PRIu64 ",\"first_video_keyframe_ok\":%d,\"first_video_keyframe_bad\":%" PRIu64
                ",\"ts_monotonic_violations\":%" PRIu64 ",\"errors\":%s,\"joins_done\":%d"
                ",\"publisher\":{\"alive\":%s,\"sessions\":%u,\"video_frames\":%u,\"stamped\":%" PRIu64
-               ",\"measured\":%" PRIu64 ",\"not_stamped\":%" PRIu64 ",\"audio_frames\":%u,\"errors\":%u},\"streams\":%s,\"verify_ok\":%s}\n",
+               ",\"measured\":%" PRIu64 ",\"not_stamped\":%" PRIu64 ",\"audio_frames\":%u,\"errors\":%u"
+               ",\"protocol\":\"%s\",\"rtp_packets\":%" PRIu64 ",\"audio_not_sent\":%" PRIu64 ",\"nacks\":%" PRIu64
+               ",\"resent\":%" PRIu64 ",\"bframes_not_sent\":%" PRIu64 "},\"streams\":%s,\"verify_ok\":%s}\n",
                t.clients, t.alive, t.failed, static_cast<int64_t>(elapsed / kUsPerMs), kbps, t.video_frames,
                t.audio_frames, t.sessions, t.reconnects, t.first_video_keyframe_ok, t.keyframe_bad, t.ts_violations,
                errors_json(t).c_str(), joiner.done(), ps.sessions > 0 ? "true" : "false", ps.sessions,
                ps.video_frames, ps.stamped, ps.measured, ps.not_stamped, ps.audio_frames,
-               publisher_errors,
-               streams.c_str(), verify_failed ? "false" : "true");
+               publisher_errors, whip ? "webrtc" : "rtmp", ps.whip.packets, ps.audio_dropped, ps.whip.nacks,
+               ps.whip.resent, ps.bframes_dropped, streams.c_str(), verify_failed ? "false" : "true");
     }
     fflush(stdout);
     return verify_failed ? 1 : 0;

@@ -11,9 +11,23 @@ samples. During the run --joins players join one after another and leave at
 their first frame (time to first frame, with the GOP cache). The server's and
 the tool's CPU are sampled over the run. One markdown table at the end.
 
-  python3 test/bench/latency_bench.py --media bench.flv [--rounds 2]
+WebRTC (issue 23, --webrtc): the server also runs its API and WebRTC with
+rtmp_to_rtc and rtc_to_rtmp on. "WHEP" rows publish over RTMP and play with
+WHEP players (the tool depacketizes the H.264 RTP and reads the same stamp);
+"WHIP-RTMP" rows publish over WHIP (the tool packetizes the stamped frames,
+video only, no B-frames) and play over RTMP; "WHIP-WHEP" rows are WebRTC in
+and out (no bridge). Their kernel columns are each
+datagram's kernel receive time (what the tool's own scheduling of many
+players does not blur), and "spread" is, per frame, the time from the first
+player's kernel receive to the last one's: how long the server took to send
+that frame to all N players, the floor under the last player's delay.
 
-Build with ./configure --sanitizer=off for numbers that mean anything.
+  python3 test/bench/latency_bench.py --media bench.flv [--rounds 2]
+  python3 test/bench/latency_bench.py --media bench.flv --webrtc --spread 10000
+
+The server and the tool are the release build (objs/variants/release,
+--sanitizer=off, built when missing as test/bench/run does); --srs and --tool
+take others.
 Everything runs on loopback; every run is bounded in time and every process
 started is stopped by PID.
 """
@@ -30,7 +44,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rtmp_play_bench import proc_cpu_seconds, stop  # noqa: E402
 
-RTMP_PORT, HTTP_PORT = 19381, 18381
+TRUNK = Path(__file__).resolve().parents[2]
+RTMP_PORT, HTTP_PORT, API_PORT, RTC_PORT = 19381, 18381, 19385, 18385
+PROTOCOLS = ("RTMP", "HTTP-FLV", "WHEP", "WHIP-RTMP", "WHIP-WHEP")
+RTC_VHOST = "    rtc {\n        enabled on;\n        rtmp_to_rtc on;\n        rtc_to_rtmp on;\n    }\n"
 MW_LATENCY_MS = 350  # the default of play.mw_latency (src/app/config/config_directives.cpp)
 
 MODES = {
@@ -39,13 +56,16 @@ MODES = {
 }
 
 
-def start_server(binary, work, vhost_extra):
+def start_server(binary, work, vhost_extra, rtc=False):
     conf = work / "srs.conf"
+    rtc_server = (f"http_api {{\n    enabled on;\n    listen {API_PORT};\n}}\n"
+                  f"rtc_server {{\n    enabled on;\n    listen {RTC_PORT};\n    candidate 127.0.0.1;\n}}\n")
     conf.write_text(
         f"listen {RTMP_PORT};\nmax_connections 20000;\ndaemon off;\npid {work}/srs.pid;\n"
         f"srs_log_tank file;\nsrs_log_file {work}/srs.log;\n"
         f"http_server {{\n    enabled on;\n    listen {HTTP_PORT};\n    dir {work};\n}}\n"
-        f"vhost __defaultVhost__ {{\n{vhost_extra}"
+        + (rtc_server if rtc else "") +
+        f"vhost __defaultVhost__ {{\n{vhost_extra}" + (RTC_VHOST if rtc else "") +
         "    http_remux {\n        enabled on;\n        mount [vhost]/[app]/[stream].flv;\n    }\n}\n")
     proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1)
@@ -56,11 +76,20 @@ def start_server(binary, work, vhost_extra):
 
 def run_one(args, work, mode, protocol, players):
     """One run on a fresh server; returns a row of results."""
-    server = start_server(args.srs, work, MODES[mode])
+    rtc = protocol in ("WHEP", "WHIP-RTMP", "WHIP-WHEP")
+    server = start_server(args.srs, work, MODES[mode], rtc)
     tool = None
     try:
-        url = "rtmp://127.0.0.1:%d/live/probe" % RTMP_PORT
-        play = url if protocol == "RTMP" else "http://127.0.0.1:%d/live/probe.flv" % HTTP_PORT
+        rtmp = "rtmp://127.0.0.1:%d/live/probe" % RTMP_PORT
+        url, play = rtmp, rtmp
+        if protocol == "HTTP-FLV":
+            play = "http://127.0.0.1:%d/live/probe.flv" % HTTP_PORT
+        elif protocol == "WHEP":
+            play = "http://127.0.0.1:%d/rtc/v1/whep/?app=live&stream=probe" % API_PORT
+        if protocol in ("WHIP-RTMP", "WHIP-WHEP"):
+            url = "http://127.0.0.1:%d/rtc/v1/whip/?app=live&stream=probe" % API_PORT
+        if protocol == "WHIP-WHEP":
+            play = "http://127.0.0.1:%d/rtc/v1/whep/?app=live&stream=probe" % API_PORT
         spread = args.spread if players > 1 else 0
         duration = spread / 1000.0 + args.warmup + args.measure
         cmd = [args.tool, "-i", args.media, "-p", url, "-r", play, "-c", str(players), "-s", str(spread),
@@ -85,16 +114,41 @@ def run_one(args, work, mode, protocol, players):
     lat = s.get("latency_ms") or {}
     ker = s.get("kernel_latency_ms") or {}
     ttff = s.get("ttff_ms") or {}
+    fan = s.get("arrival_spread_ms") or {}
+    rtp = s.get("rtp") or {}
     return {
         "mode": mode, "protocol": protocol, "players": players, "alive": summary.get("alive"),
         "verify_ok": summary.get("verify_ok"), "samples": lat.get("samples", 0),
         "p50": lat.get("p50"), "p95": lat.get("p95"), "p99": lat.get("p99"), "max": lat.get("max"),
-        "kernel_p50": ker.get("p50"), "kernel_p95": ker.get("p95"), "kernel_max": ker.get("max"),
+        "kernel_p50": ker.get("p50"), "kernel_p95": ker.get("p95"), "kernel_p99": ker.get("p99"),
+        "kernel_max": ker.get("max"),
+        "spread_p50": fan.get("p50") if fan.get("samples") else None,
+        "spread_p99": fan.get("p99") if fan.get("samples") else None,
+        "spread_max": fan.get("max") if fan.get("samples") else None,
+        "rtp_lost": rtp.get("packets_lost"), "frames_dropped": rtp.get("frames_dropped"),
         "ttff_joins": ttff.get("ok", 0), "ttff_p50": ttff.get("p50"), "ttff_p95": ttff.get("p95"),
         "ttff_connected_p50": ttff.get("connected_p50"), "ttff_play_p50": ttff.get("play_p50"),
         "server_cpu": 100.0 * (s1 - s0) / (m1 - m0), "tool_cpu": 100.0 * (l1 - l0) / (m1 - m0),
         "errors": sum((summary.get("errors") or {}).values()),
     }
+
+
+def release_objs():
+    """objs/variants/release/objs with sb_latency in it, built when missing
+    (test/bench/run's build_release, then the one tool it does not list)."""
+    import importlib.machinery
+    import importlib.util
+    objs = TRUNK / "objs" / "variants" / "release" / "objs"
+    if not (objs / "srs").exists() or not (objs / "sb_latency").exists():
+        loader = importlib.machinery.SourceFileLoader("bench_run", str(TRUNK / "test" / "bench" / "run"))
+        spec = importlib.util.spec_from_loader("bench_run", loader)
+        run = importlib.util.module_from_spec(spec)
+        loader.exec_module(run)
+        print("building objs/variants/release (--sanitizer=off)...", flush=True)
+        objs = run.build_release()
+        subprocess.run(["make", f"-j{os.environ.get('JOBS', '2')}", "objs/sb_latency"], cwd=objs.parent, check=True,
+                       stdout=subprocess.DEVNULL)
+    return objs
 
 
 def fmt(v, digits=2):
@@ -104,7 +158,18 @@ def fmt(v, digits=2):
 def verdicts(rows):
     out = []
     for r in rows:
-        if r["players"] != max(x["players"] for x in rows):
+        if r["players"] != max(x["players"] for x in rows if x["protocol"] == r["protocol"]):
+            continue
+        if r["protocol"] in ("WHEP", "WHIP-WHEP"):
+            # Issue 23: at 1,000 WHEP players, p50 <= 5 ms and p99 <= 15 ms.
+            for what, p50, p99 in (("delay", r["p50"], r["p99"]), ("kernel-time", r["kernel_p50"], r["kernel_p99"])):
+                ok = p50 is not None and p99 is not None and p50 <= 5.0 and p99 <= 15.0
+                out.append(f"- {r['protocol']}, {r['players']} players: {what} p50 {fmt(p50)} p99 {fmt(p99)} ms "
+                           f"(p50 <= 5, p99 <= 15 ms): {'holds' if ok else 'MISSED'}")
+            if r["spread_p50"] is not None:
+                out.append(f"- {r['protocol']}, {r['players']} players: one frame's fan-out (first to last player's kernel "
+                           f"receive) p50 {fmt(r['spread_p50'])} p99 {fmt(r['spread_p99'])} max "
+                           f"{fmt(r['spread_max'])} ms")
             continue
         if r["mode"] == "min_latency on":
             target, what = 5.0, "p95 <= 5 ms"
@@ -125,8 +190,10 @@ def verdicts(rows):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--srs", default="objs/srs")
-    p.add_argument("--tool", default="objs/sb_latency")
+    p.add_argument("--srs", help="server binary (default: objs/variants/release, built when missing)")
+    p.add_argument("--tool", help="sb_latency binary (default: the release variant's)")
+    p.add_argument("--webrtc", action="store_true",
+                   help="the WebRTC matrix: --protocols WHEP,WHIP-RTMP --players 1,200,1000 --modes 'min_latency on'")
     p.add_argument("--media", required=True)
     p.add_argument("--players", default="1,1000", help="comma-separated player counts")
     p.add_argument("--protocols", default="RTMP,HTTP-FLV")
@@ -139,12 +206,19 @@ def main():
     p.add_argument("--rounds", type=int, default=1, help="times to run the whole matrix (1..5)")
     p.add_argument("--json", help="also write the rows to this file")
     args = p.parse_args()
+    if args.webrtc:
+        args.protocols, args.players, args.modes = "WHEP,WHIP-RTMP", "1,200,1000", "min_latency on"
+    if not args.srs or not args.tool:
+        objs = release_objs()
+        args.srs = args.srs or str(objs / "srs")
+        args.tool = args.tool or str(objs / "sb_latency")
     counts = [int(x) for x in args.players.split(",")]
     protocols = args.protocols.split(",")
     modes = args.modes.split(",")
-    if (not all(1 <= c <= 10000 for c in counts) or not set(protocols) <= {"RTMP", "HTTP-FLV"}
+    if (not all(1 <= c <= 10000 for c in counts) or not set(protocols) <= set(PROTOCOLS)
             or not set(modes) <= set(MODES) or not 1 <= args.rounds <= 5 or args.measure < 2):
-        p.error("--players 1..10000, --protocols RTMP,HTTP-FLV, --modes as listed, --rounds 1..5, --measure >= 2")
+        p.error("--players 1..10000, --protocols of " + ",".join(PROTOCOLS) + ", --modes as listed, --rounds 1..5, "
+                "--measure >= 2")
     for f in (args.srs, args.tool, args.media):
         if not os.path.exists(f):
             p.error(f"{f} not found (build with ./configure --sanitizer=off && make; see --help)")
@@ -172,12 +246,16 @@ def main():
           f"{args.join_interval} ms apart; delays in ms (stamp at the publisher's write -> frame fully read by the "
           f"player; kernel: -> the kernel received its last byte)\n")
     print("| Round | Mode | Protocol | Players | alive | samples | p50 | p95 | p99 | max | kernel p50 | kernel p95 "
-          "| TTFF p50 | TTFF p95 | TTFF connected / play p50 | server CPU% | tool CPU% |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| kernel p99 | fan-out spread p50 / p99 / max | TTFF p50 | TTFF p95 | TTFF connected / play p50 "
+          "| server CPU% | tool CPU% |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
+        fan = "-" if r["spread_p50"] is None else \
+            f"{fmt(r['spread_p50'])} / {fmt(r['spread_p99'])} / {fmt(r['spread_max'])}"
         print(f"| {r['round']} | {r['mode']} | {r['protocol']} | {r['players']} | {r['alive']} | {r['samples']} "
               f"| {fmt(r['p50'])} | {fmt(r['p95'])} | {fmt(r['p99'])} | {fmt(r['max'])} | {fmt(r['kernel_p50'])} "
-              f"| {fmt(r['kernel_p95'])} | {fmt(r['ttff_p50'], 1)} | {fmt(r['ttff_p95'], 1)} "
+              f"| {fmt(r['kernel_p95'])} | {fmt(r['kernel_p99'])} | {fan} | {fmt(r['ttff_p50'], 1)} "
+              f"| {fmt(r['ttff_p95'], 1)} "
               f"| {fmt(r['ttff_connected_p50'], 1)} / {fmt(r['ttff_play_p50'], 1)} | {r['server_cpu']:.1f} "
               f"| {r['tool_cpu']:.1f} |")
     print()
