@@ -581,7 +581,9 @@ class WhipSender : public RtcPeerListener, public RtpPayloadSink {
         RtcAnswerInfo answer;
         if (Error err = rtc_signal(url, write_sdp(sd), timeout_, "WHIP", &answer, nullptr); err.failed()) return err;
         if (answer.video_pt < 0) return SRS_ERR(kErrorSdpNoMedia, "the answer refuses video");
-        pt_ = static_cast<uint8_t>(answer.video_pt);
+        const int pt = publish_video_pt(answer, p.profile_level_id);  // the packetizer makes FU-As: mode 1
+        if (pt < 0) return SRS_ERR(kErrorSdpAnswer, "the answer has no H.264 packetization-mode 1");
+        pt_ = static_cast<uint8_t>(pt);
         send_stats_.reset(new RtpSendStats(ssrc_, 90000));
         RtcPeerOptions po;
         if (Error err = rtc_client_peer_options(p.ice.ice_ufrag, p.ice.ice_pwd, cert_, answer, &po); err.failed()) {
@@ -715,7 +717,7 @@ class WhipSender : public RtcPeerListener, public RtpPayloadSink {
     std::unique_ptr<RtpSendStats> send_stats_;
     RtpSendRing ring_;
     uint32_t ssrc_ = 0;
-    uint8_t pt_ = kPublishH264Pt;
+    uint8_t pt_ = 0;  // the answer's choice
     uint16_t seq_ = 0;
     uint32_t timestamp_ = 0;
     utime_t next_sr_ = 0;
