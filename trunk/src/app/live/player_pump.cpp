@@ -57,6 +57,9 @@ Error PlayerPump::step(bool* done) {
             joined_ = true;
             writer_->on_joined();
         }
+        // Written: the messages' references go now, not at the next round.
+        batch_.clear();
+        if (batch_.capacity() > kPlayerKeptBatchMessages) std::vector<LiveMessagePtr>().swap(batch_);
     }
     pithy_print();
     return Error();

@@ -71,6 +71,8 @@ class PlayerPump {
 
     uint64_t messages_sent() const { return messages_; }
     uint64_t batches_sent() const { return batches_; }
+    // Room kept for the next batch (bounded by kPlayerKeptBatchMessages).
+    size_t batch_capacity() const { return batch_.capacity(); }
 
   private:
     void pithy_print();

@@ -74,6 +74,8 @@ RtmpChunkHeaders RtmpMediaSender::framing_of(LiveMessage* msg, size_t index) {
     // The first player to send this message builds the headers for everyone.
     if (cached.empty()) build_rtmp_framing(*msg, chunk_size_, stream_id_, &cached);
     if (cached.holds(rtmp_framing_key(chunk_size_, stream_id_))) return rtmp_headers_in(cached);
+    // Sized at the batch's first mismatch, before any iovec points into it.
+    if (scratch_.size() < batch_size_) scratch_.resize(batch_size_);
     build_rtmp_framing(*msg, chunk_size_, stream_id_, &scratch_[index]);
     return rtmp_headers_in(scratch_[index]);
 }
@@ -87,8 +89,7 @@ Error RtmpMediaSender::flush_iovecs() {
 
 Error RtmpMediaSender::send(const std::vector<LiveMessagePtr>& msgs) {
     iov_used_ = 0;
-    // Sized before the loop: iovecs point into these slots until writev.
-    if (scratch_.size() < msgs.size()) scratch_.resize(msgs.size());
+    batch_size_ = msgs.size();
     for (size_t i = 0; i < msgs.size(); i++) {
         LiveMessage* msg = msgs[i].get();
         RtmpChunkHeaders h = framing_of(msg, i);
@@ -104,6 +105,9 @@ Error RtmpMediaSender::send(const std::vector<LiveMessagePtr>& msgs) {
                                                    needed);
     }
     if (Error err = flush_iovecs(); !err.ok()) return SRS_WRAP(err, "send messages");
+    // A big batch (the GOP a joining player gets) leaves no big arrays behind.
+    if (iov_.size() > kKeptIovecs) std::vector<struct iovec>().swap(iov_);
+    if (scratch_.size() > kPlayerKeptBatchMessages) std::vector<FramingSlot>().swap(scratch_);
     return Error();
 }
 
