@@ -2,6 +2,7 @@
 
 #include <limits.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -90,6 +91,7 @@ Error RtmpMediaSender::flush_iovecs() {
 Error RtmpMediaSender::send(const std::vector<LiveMessagePtr>& msgs) {
     iov_used_ = 0;
     batch_size_ = msgs.size();
+    iov_.reserve(std::min<size_t>(2 * msgs.size(), IOV_MAX));  // header and payload: one allocation mostly
     for (size_t i = 0; i < msgs.size(); i++) {
         LiveMessage* msg = msgs[i].get();
         RtmpChunkHeaders h = framing_of(msg, i);
@@ -105,9 +107,10 @@ Error RtmpMediaSender::send(const std::vector<LiveMessagePtr>& msgs) {
                                                    needed);
     }
     if (Error err = flush_iovecs(); !err.ok()) return SRS_WRAP(err, "send messages");
-    // A big batch (the GOP a joining player gets) leaves no big arrays behind.
-    if (iov_.size() > kKeptIovecs) std::vector<struct iovec>().swap(iov_);
-    if (scratch_.size() > kPlayerKeptBatchMessages) std::vector<FramingSlot>().swap(scratch_);
+    // Nothing kept for the next batch: a thousand players waiting for it
+    // would each hold a batch's arrays (a GOP's, for the first one).
+    std::vector<struct iovec>().swap(iov_);
+    if (!scratch_.empty()) std::vector<FramingSlot>().swap(scratch_);
     return Error();
 }
 

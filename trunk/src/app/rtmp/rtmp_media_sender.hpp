@@ -8,7 +8,6 @@
 
 #include <vector>
 
-#include "app/live/consumer_options.hpp"
 #include "app/live/live_message.hpp"
 #include "core/error.hpp"
 #include "io/socket.hpp"
@@ -39,8 +38,8 @@ class RtmpMediaSender {
     RtmpMediaSender(TcpConn* sock, uint32_t stream_id);
     void set_chunk_size(uint32_t chunk_size) { chunk_size_ = chunk_size; }
     Error send(const std::vector<LiveMessagePtr>& msgs);
-    // Memory kept between batches: at most a steady batch's iovecs, and
-    // scratch framing only once a message's shared slot did not fit.
+    // Memory kept between batches: none (a batch's arrays are its own).
+    // Scratch framing is only made when a message's shared slot did not fit.
     size_t iovec_capacity() const { return iov_.capacity(); }
     size_t scratch_capacity() const { return scratch_.capacity(); }
 
@@ -54,8 +53,6 @@ class RtmpMediaSender {
     std::vector<struct iovec> iov_;
     size_t iov_used_ = 0;  // iovecs of iov_ in use
     size_t batch_size_ = 0;  // messages in the batch being sent
-    // Two iovecs a message (header, payload) of a steady batch.
-    static constexpr size_t kKeptIovecs = 2 * kPlayerKeptBatchMessages;
     // Framing for messages whose slot belongs to another chunk size/stream.
     std::vector<FramingSlot> scratch_;
 };
