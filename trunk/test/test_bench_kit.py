@@ -37,25 +37,28 @@ def test_kit_tiny_run(tmp_path, media):
     md = out.read_text()
     assert "Command: `test/bench/run --srs" in md
     table = rows(md)
-    kinds = {(row[0], row[1], row[2]) for row in table if len(row) == 12}
+    kinds = {(row[0], row[1], row[2]) for row in table if len(row) == 13}
     want = {("ours", "RTMP play", "3"), ("ours", "HTTP-FLV play", "3"), ("ours", "RTMP play, sb on 1 core", "4"),
+            ("floor", "TCP pump floor", "3"),
             ("ours", "RTMP publish", "2"), ("ours mr", "RTMP publish", "2")}
     if NGINX:
         want |= {("nginx-rtmp", "RTMP play", "3"), ("nginx-rtmp", "RTMP publish", "2")}
     assert want <= kinds, (kinds, md)
     for row in table:
-        if len(row) != 12:
+        if len(row) != 13:
             continue
-        server, kind, clients, cpu, mem, kb, conn, enbps, anbps, sb, alive, verified = row
+        server, kind, clients, cpu, mem, kb, split, conn, enbps, anbps, sb, alive, verified = row
         assert alive == clients, row  # every client was in a session at the end
         assert float(cpu.rstrip("%")) >= 0 and mem.endswith("MB"), row  # a few clients may round to 0.0%
-        if "play" in kind:
+        if "play" in kind or kind == "TCP pump floor":
             assert verified == "True", row
             assert int(conn) >= int(clients), row
     # The ratio lines: one per count and kind of ours (a ratio is "-" where
     # nginx-rtmp's CPU rounded to 0 at this tiny scale).
-    ratio_rows = {(row[0], row[1]) for row in table if len(row) == 5}
-    assert {("3", "play"), ("2", "publish"), ("2", "publish, mr on")} <= ratio_rows, ratio_rows
+    ratio_rows = {(row[0], row[1]): row for row in table if len(row) == 7}
+    assert {("3", "play"), ("2", "publish"), ("2", "publish, mr on")} <= set(ratio_rows), ratio_rows
+    # ours over the floor: a number where the floor's CPU did not round to 0.
+    assert re.match(r"^(-|\d+\.\d\d)$", ratio_rows[("3", "play")][5]), ratio_rows
     if NGINX:
         # --forward: the forward layout's two rows, every player alive and verified.
         assert "### Forward (ours -> nginx-rtmp, players on both)" in md, md
@@ -186,3 +189,38 @@ def test_kit_rtc_publishers_tiny_run(tmp_path, media):
     assert float(mbps.split()[0]) > 0.5, row  # ~3 x 600 kbps in over the window
     assert float(cpu.rstrip(" %")) >= 0 and rss.endswith("MB") and kib.endswith("KiB"), row
     assert float(tool_cpu.rstrip(" %")) >= 0, row
+
+
+def test_tcp_floor_tool(media):
+    """sb_tcp_floor at a tiny scale: every byte it writes reaches its players
+    (the FLV stream at its real-time rate), one writev per player per merged-
+    write period by default and one per due tag with --mw-ms 0; bad arguments
+    are refused."""
+    tool = TRUNK / "objs" / "sb_tcp_floor"
+
+    def run(*args):
+        out = subprocess.run([str(tool), "-c", "5", "-t", "2", *args], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    merged = run("--media", str(media))
+    per_tag = run("--media", str(media), "--mw-ms", "0")
+    synthetic = run("--video-kbps", "400", "--audio-kbps", "0", "--fps", "20")
+    for r in (merged, per_tag, synthetic):
+        assert r["players"] == 5 and r["write_errors"] == 0 and r["players_behind"] == 0, r
+        assert r["bytes_received"] == r["bytes_sent"] > 0, r
+    # Each player gets the stream at about its bit rate (the test stream's
+    # first seconds run at ~0.7 of its average; one period early or late).
+    probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=bit_rate", "-of", "json", str(media)],
+                           capture_output=True, text=True, check=True).stdout
+    kbps = int(json.loads(probe)["format"]["bit_rate"]) / 1000
+    for r in (merged, per_tag):
+        assert 0.5 * kbps <= r["kbps_per_player"] <= 1.5 * kbps, (kbps, r)
+    assert 300 <= synthetic["kbps_per_player"] <= 520, synthetic
+    # ~6 periods of 350 ms in 2 s, against one per tag (audio and video:
+    # more than 40 tags a second).
+    assert 5 * 5 <= merged["writes"] <= 5 * 8, merged
+    assert per_tag["writes"] >= 5 * 2 * 40, per_tag
+    for args in (["-c", "0"], ["--mw-ms", "-1"], ["--nope"], ["--media", "/nonexistent.flv"]):
+        out = subprocess.run([str(tool), *args], capture_output=True, text=True, timeout=10)
+        assert out.returncode in (1, 2) and out.stderr, args

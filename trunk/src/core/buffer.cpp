@@ -18,6 +18,17 @@ void IoBuffer::compact() {
     tail_ = n;
 }
 
+void IoBuffer::shrink_to(size_t capacity) {
+    compact();
+    size_t want = capacity > tail_ ? capacity : tail_;
+    if (want == 0) want = 1;
+    if (want >= capacity_) return;
+    uint8_t* p = static_cast<uint8_t*>(realloc(data_, want));
+    if (!p) return;  // keeps the bigger block
+    data_ = p;
+    capacity_ = want;
+}
+
 bool IoBuffer::ensure_free(size_t n) {
     if (free_size() >= n) return true;
     compact();

@@ -142,6 +142,10 @@ class IoBuffer {
     void clear() { head_ = tail_ = 0; }
     size_t capacity() const { return capacity_; }
     void set_max_capacity(size_t max) { max_capacity_ = max; }
+    // Gives memory back: the capacity becomes max(capacity, size()) (the
+    // data moves to the front). For a long-lived buffer that needed more at
+    // first than it will from now on.
+    void shrink_to(size_t capacity);
 
   private:
     void compact();

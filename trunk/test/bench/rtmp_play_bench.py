@@ -39,6 +39,36 @@ def proc_rss_kb(pid):
     return 0
 
 
+def memory_classes(pid):
+    """RSS (KiB) of the process by kind of mapping, from /proc/PID/smaps:
+    "stacks" (a read-write anonymous mapping right above a one-page
+    PROT_NONE guard: our coroutine stacks, src/st/stack.c), "heap" (the brk
+    heap and the other anonymous mappings: malloc), "file" (the binary and
+    libraries) and "count" (how many stacks)."""
+    out = {"stacks": 0, "heap": 0, "file": 0, "count": 0}
+    prev_end, prev_guard = None, False
+    cur = None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            head = line.split()
+            if "-" in head[0] and len(head) >= 5 and ":" not in head[0]:
+                lo, hi = (int(x, 16) for x in head[0].split("-"))
+                perms, inode = head[1], head[4]
+                name = head[5] if len(head) > 5 else ""
+                if inode != "0" or name.startswith("/"):
+                    cur = "file"
+                elif perms.startswith("rw") and prev_guard and prev_end == lo:
+                    cur = "stacks"
+                    out["count"] += 1
+                else:
+                    cur = "heap"
+                prev_guard = perms.startswith("---") and hi - lo == 4096 and inode == "0"
+                prev_end = hi
+            elif head[0] == "Rss:" and cur:
+                out[cur] += int(head[1])
+    return out
+
+
 def tcp_conns(port):
     n = 0
     for path in ("/proc/net/tcp", "/proc/net/tcp6"):

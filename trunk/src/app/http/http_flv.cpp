@@ -232,9 +232,12 @@ class FlvPlayWriter : public PlayerWriter {
 
     Error write(const std::vector<LiveMessagePtr>& msgs) override {
         size_t n = build_flv_iovecs(msgs, &iov_, &glue_);
-        if (Error err = res_->write_body(iov_.data(), static_cast<int>(n)); !err.ok()) {
-            return SRS_WRAP(err, "HTTP-FLV %s", url_.c_str());
-        }
+        Error err = res_->write_body(iov_.data(), static_cast<int>(n));
+        // The arrays are the batch's own: a thousand players waiting for
+        // their next batch would each hold one (a GOP's, after the first).
+        std::vector<struct iovec>().swap(iov_);
+        std::vector<FlvGlue>().swap(glue_);
+        if (!err.ok()) return SRS_WRAP(err, "HTTP-FLV %s", url_.c_str());
         return Error();
     }
 
@@ -368,6 +371,7 @@ size_t build_flv_iovecs(const std::vector<LiveMessagePtr>& msgs, std::vector<str
                         std::vector<FlvGlue>* glue) {
     if (glue->size() < msgs.size()) glue->resize(msgs.size());  // before iovecs point into it
     iov->clear();
+    iov->reserve(2 * msgs.size() + 1);  // one allocation: a tag's payload and the glue after it
     for (size_t i = 0; i < msgs.size(); i++) {
         LiveMessage* m = msgs[i].get();
         const uint8_t* framing = flv_framing_of(m);

@@ -43,6 +43,7 @@ Error PlayerPump::step(bool* done) {
     consumer_->wait(wait_us_);
     if (consumer_->paused()) return Error();
     batch_.clear();
+    batch_.reserve(std::min(consumer_->size(), kPlayerMaxMessagesPerSend));
     consumer_->dump(&batch_, kPlayerMaxMessagesPerSend);
     if (filter_.any()) {
         batch_.erase(std::remove_if(batch_.begin(), batch_.end(),
@@ -58,6 +59,8 @@ Error PlayerPump::step(bool* done) {
             writer_->on_joined();
         }
     }
+    // The messages' references go now, not at the next round; the array too.
+    std::vector<LiveMessagePtr>().swap(batch_);
     pithy_print();
     return Error();
 }

@@ -71,6 +71,8 @@ class PlayerPump {
 
     uint64_t messages_sent() const { return messages_; }
     uint64_t batches_sent() const { return batches_; }
+    // Room kept between batches (none: see kPlayerMaxMessagesPerSend).
+    size_t batch_capacity() const { return batch_.capacity(); }
 
   private:
     void pithy_print();
@@ -82,7 +84,7 @@ class PlayerPump {
     bool joined_ = false;
     uint64_t messages_ = 0;
     uint64_t batches_ = 0;
-    std::vector<LiveMessagePtr> batch_;  // reused: no allocation per round
+    std::vector<LiveMessagePtr> batch_;  // the batch being written
     std::string pithy_tag_, pithy_url_;
     utime_t pithy_us_ = 0;
     utime_t start_us_;

@@ -138,6 +138,7 @@ PullRequest RtmpServerConnection::pull_request(const std::string& asked_vhost) c
 }
 
 Error RtmpServerConnection::play_loop(LiveConsumer* consumer) {
+    transport_.use_player_input();
     RtmpPlayWriter writer(this);
     PlayerPump pump(consumer, &writer);
     pump.set_pithy_print("PLA", req_.stream_url(), ctx_->config()->get(keys::pithy_print_ms) * kUsPerMs);

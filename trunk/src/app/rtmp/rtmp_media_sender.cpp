@@ -2,6 +2,7 @@
 
 #include <limits.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -74,21 +75,32 @@ RtmpChunkHeaders RtmpMediaSender::framing_of(LiveMessage* msg, size_t index) {
     // The first player to send this message builds the headers for everyone.
     if (cached.empty()) build_rtmp_framing(*msg, chunk_size_, stream_id_, &cached);
     if (cached.holds(rtmp_framing_key(chunk_size_, stream_id_))) return rtmp_headers_in(cached);
+    // Sized at the batch's first mismatch, before any iovec points into it.
+    if (scratch_.size() < batch_size_) scratch_.resize(batch_size_);
     build_rtmp_framing(*msg, chunk_size_, stream_id_, &scratch_[index]);
     return rtmp_headers_in(scratch_[index]);
 }
 
 Error RtmpMediaSender::flush_iovecs() {
     if (iov_used_ == 0) return Error();
-    Error err = sock_->writev(iov_.data(), static_cast<int>(iov_used_));
+    Error err = sock_->writev(iov_.get(), static_cast<int>(iov_used_));
     iov_used_ = 0;
     return err;
 }
 
 Error RtmpMediaSender::send(const std::vector<LiveMessagePtr>& msgs) {
     iov_used_ = 0;
-    // Sized before the loop: iovecs point into these slots until writev.
-    if (scratch_.size() < msgs.size()) scratch_.resize(msgs.size());
+    batch_size_ = msgs.size();
+    // One uninitialized array for the batch (fill_iovecs writes every entry
+    // used): as many iovecs as the batch needs, up to a writev's worth.
+    size_t total = 0, largest = 0;
+    for (const auto& m : msgs) {
+        size_t needed = RtmpChunkEncoder::chunk_count(m->size(), chunk_size_) * 2;
+        total += needed;
+        largest = std::max(largest, needed);
+    }
+    iov_size_ = std::min(total, std::max(largest, static_cast<size_t>(IOV_MAX)));
+    iov_.reset(new struct iovec[iov_size_]);
     for (size_t i = 0; i < msgs.size(); i++) {
         LiveMessage* msg = msgs[i].get();
         RtmpChunkHeaders h = framing_of(msg, i);
@@ -96,14 +108,16 @@ Error RtmpMediaSender::send(const std::vector<LiveMessagePtr>& msgs) {
         if (iov_used_ + needed > static_cast<size_t>(IOV_MAX)) {
             if (Error err = flush_iovecs(); !err.ok()) return SRS_WRAP(err, "send messages");
         }
-        // iov_ only grows (its size is a high-water mark): no per-batch
-        // zero-filling of iovecs that fill_iovecs overwrites anyway.
-        if (iov_.size() < iov_used_ + needed) iov_.resize(iov_used_ + needed);
         iov_used_ += RtmpChunkEncoder::fill_iovecs(h.first, h.first_size, h.continuation, h.continuation_size,
                                                    msg->payload().data(), msg->size(), chunk_size_, &iov_[iov_used_],
                                                    needed);
     }
     if (Error err = flush_iovecs(); !err.ok()) return SRS_WRAP(err, "send messages");
+    // Nothing kept for the next batch: a thousand players waiting for it
+    // would each hold a batch's arrays (a GOP's, for the first one).
+    iov_.reset();
+    iov_size_ = 0;
+    if (!scratch_.empty()) std::vector<FramingSlot>().swap(scratch_);
     return Error();
 }
 

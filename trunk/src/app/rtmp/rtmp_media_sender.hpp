@@ -6,6 +6,7 @@
 
 #include <sys/uio.h>
 
+#include <memory>
 #include <vector>
 
 #include "app/live/live_message.hpp"
@@ -38,6 +39,10 @@ class RtmpMediaSender {
     RtmpMediaSender(TcpConn* sock, uint32_t stream_id);
     void set_chunk_size(uint32_t chunk_size) { chunk_size_ = chunk_size; }
     Error send(const std::vector<LiveMessagePtr>& msgs);
+    // Memory kept between batches: none (a batch's arrays are its own).
+    // Scratch framing is only made when a message's shared slot did not fit.
+    size_t iovec_capacity() const { return iov_size_; }
+    size_t scratch_capacity() const { return scratch_.capacity(); }
 
   private:
     RtmpChunkHeaders framing_of(LiveMessage* msg, size_t index);
@@ -46,8 +51,10 @@ class RtmpMediaSender {
     TcpConn* sock_;
     uint32_t stream_id_;
     uint32_t chunk_size_ = 128;
-    std::vector<struct iovec> iov_;
+    std::unique_ptr<struct iovec[]> iov_;  // the batch's own, see send()
+    size_t iov_size_ = 0;
     size_t iov_used_ = 0;  // iovecs of iov_ in use
+    size_t batch_size_ = 0;  // messages in the batch being sent
     // Framing for messages whose slot belongs to another chunk size/stream.
     std::vector<FramingSlot> scratch_;
 };

@@ -20,7 +20,12 @@ static const int kMergedReadLowat = 1 << 20;
 // starts no wait), still far fewer than one per message.
 static const size_t kMergedReadBuffer = 32 * 1024;
 
-RtmpTransport::RtmpTransport(TcpConn* sock) : sock_(sock), in_(kInitialBuffer) {}
+RtmpTransport::RtmpTransport(TcpConn* sock) : sock_(sock), in_(kInitialBuffer), poll_room_(kMinRead) {}
+
+void RtmpTransport::use_player_input() {
+    in_.shrink_to(kPlayerInput);
+    poll_room_ = kPlayerInput / 2;
+}
 
 Error RtmpTransport::read_more() {
     // A merged read takes a whole batch: room for one at a time, or a high
@@ -107,7 +112,7 @@ Error RtmpTransport::recv_message(RtmpMessage* msg) {
 
 Error RtmpTransport::poll_messages(std::vector<RtmpMessage>* out) {
     // One read per poll: a player that floods us cannot keep us from sending.
-    if (!in_.ensure_free(kMinRead)) return SRS_ERR(kErrorBufferOverflow, "rtmp input buffer full");
+    if (!in_.ensure_free(poll_room_)) return SRS_ERR(kErrorBufferOverflow, "rtmp input buffer full");
     size_t n = 0;
     if (Error err = sock_->read_nowait(in_.free_space(), in_.free_size(), &n); !err.ok()) return err;
     in_.commit(n);

@@ -54,6 +54,11 @@ class RtmpTransport {
     // read are not delayed: only the next read is.
     static const size_t kMergedReadSmall = 4096;
     void set_merged_read(utime_t us) { merged_read_us_ = us; }
+    // A player only sends acks and small commands once it plays: its read
+    // buffer shrinks to kPlayerInput and a poll reads into whatever room is
+    // left (it grows again for a bigger message). 4 KiB less per player.
+    static const size_t kPlayerInput = 512;
+    void use_player_input();
 
     RtmpProtocol& protocol() { return protocol_; }
     TcpConn* socket() { return sock_; }
@@ -70,6 +75,7 @@ class RtmpTransport {
     bool corked_ = false;
     utime_t merged_read_us_ = 0;
     bool last_read_small_ = false;
+    size_t poll_room_;  // free bytes a poll wants before it reads
 };
 
 }  // namespace srs

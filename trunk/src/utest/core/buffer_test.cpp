@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <string>
+
 #include "core/buffer.hpp"
 
 using namespace srs;
@@ -84,4 +87,28 @@ TEST(CoreBuffer, IoBufferGrowsCompactsAndLimits) {
     EXPECT_FALSE(buf.ensure_free(1000));
     buf.consume(100);
     EXPECT_EQ(buf.size(), 0u);
+}
+
+// shrink_to gives memory back but never loses data, and the buffer grows
+// again when asked.
+TEST(CoreBuffer, IoBufferShrinksWithoutLosingData) {
+    IoBuffer buf(4096);
+    memcpy(buf.free_space(), "0123456789", 10);
+    buf.commit(10);
+    buf.consume(4);
+    buf.shrink_to(512);
+    EXPECT_EQ(buf.capacity(), 512u);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(buf.data()), buf.size()), "456789");
+    EXPECT_EQ(buf.free_size(), 512u - 6);
+    buf.shrink_to(2);  // less than it holds: only down to its data
+    EXPECT_EQ(buf.capacity(), 6u);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(buf.data()), buf.size()), "456789");
+    buf.shrink_to(100);  // bigger than now: nothing changes
+    EXPECT_EQ(buf.capacity(), 6u);
+    ASSERT_TRUE(buf.ensure_free(2048));
+    EXPECT_GE(buf.free_size(), 2048u);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(buf.data()), buf.size()), "456789");
+    buf.consume(6);
+    buf.shrink_to(0);
+    EXPECT_EQ(buf.capacity(), 1u);
 }

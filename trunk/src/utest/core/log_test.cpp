@@ -3,6 +3,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/log.hpp"
 
@@ -71,4 +73,34 @@ TEST(CoreLog, OpenFailureIsAnError) {
     Error err = Logger::instance().use_file("/nonexistent-dir/x.log");
     EXPECT_EQ(err.code(), kErrorFileOpen);
     EXPECT_NE(err.summary().find("/nonexistent-dir/x.log"), std::string::npos);
+}
+
+// Lines longer than the short stack buffer are formatted again into the
+// heap: whole up to 8 KiB, then truncated, and always one line each.
+TEST(CoreLog, LongLinesAreWholeUpToTheLimit) {
+    char tmpl[] = "/tmp/srs_log_test_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    std::string path = std::string(tmpl) + "/srs.log";
+    Logger& log = Logger::instance();
+    set_context_id_provider(cid);
+    ASSERT_TRUE(log.use_file(path).ok());
+    log.set_level(LogLevel::kTrace);
+    std::string medium(3000, 'm'), huge(20000, 'h');
+    srs_trace("a %s z", medium.c_str());
+    srs_trace("b %s z", huge.c_str());
+    srs_trace("short %d", 7);
+    std::string text = read_file(path);
+    std::vector<std::string> lines;
+    std::stringstream ss(text);
+    for (std::string l; std::getline(ss, l);) lines.push_back(l);
+    ASSERT_EQ(lines.size(), 3u) << text.substr(0, 200);
+    EXPECT_NE(lines[0].find("a " + medium + " z"), std::string::npos);
+    EXPECT_EQ(lines[1].size(), 8192u - 2);  // the limit less the newline and the terminator
+    EXPECT_NE(lines[1].find("] b hhhh"), std::string::npos);
+    EXPECT_EQ(lines[1].back(), 'h');
+    EXPECT_NE(lines[2].find("] short 7"), std::string::npos);
+    log.use_console();
+    set_context_id_provider(nullptr);
+    unlink(path.c_str());
+    rmdir(tmpl);
 }

@@ -109,6 +109,22 @@ TEST_F(AppPlayerPumpTest, ABatchIsAtMostTheSendLimit) {
     EXPECT_EQ(writer_.batches[1].size(), 3u);
 }
 
+// The first batch of a joining player (the GOP cache) is big, and every
+// waiting player would hold its array: none is kept between rounds.
+TEST_F(AppPlayerPumpTest, BatchesLeaveNoArrayBehind) {
+    PlayerPump pump(consumer_.get(), &writer_);
+    for (size_t i = 0; i < 200; i++) consumer_->enqueue(msg(LiveMessageKind::kAudio, static_cast<uint32_t>(i), 1));
+    bool done = false;
+    ASSERT_TRUE(pump.step(&done).ok());
+    ASSERT_EQ(writer_.batches.size(), 1u);
+    EXPECT_EQ(writer_.batches[0].size(), 200u);
+    EXPECT_EQ(pump.batch_capacity(), 0u);
+    for (size_t i = 0; i < 10; i++) consumer_->enqueue(msg(LiveMessageKind::kAudio, 300, 1));
+    ASSERT_TRUE(pump.step(&done).ok());
+    EXPECT_EQ(writer_.batches[1].size(), 10u);
+    EXPECT_EQ(pump.batch_capacity(), 0u);
+}
+
 TEST_F(AppPlayerPumpTest, UnpublishIsAnnouncedAndMayEndThePlay) {
     PlayerPump pump(consumer_.get(), &writer_);
     consumer_->on_unpublish();
