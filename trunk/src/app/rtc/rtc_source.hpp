@@ -178,7 +178,7 @@ class RtcSource {
     // How long the rings stay after the last player left (one that comes back
     // soon still starts at a keyframe).
     static constexpr utime_t kRingLinger = 5 * kUsPerSecond;
-    // Ring sizes: about 4 s of a 2.5 Mbps video stream, 5 s of Opus.
+    // Ring bounds: about 3 s of a 2.5 Mbps video stream, 5 s of Opus.
     static constexpr size_t kVideoRingPackets = 1024, kVideoRingBytes = 1024 * 1024;
     static constexpr size_t kAudioRingPackets = 256, kAudioRingBytes = 256 * 1024;
     size_t player_count() const { return players_.size(); }
