@@ -39,6 +39,8 @@ class LiveToRtcBridge : public LiveSourceBridge, public RtcPublisherControl, pri
     // A WebRTC player's PLI: an RTMP publisher cannot be asked; new players
     // start from the ring's last keyframe instead (counted).
     void request_keyframe(utime_t now) override;
+    // So the RtcSource keeps its ring without players: the last keyframe is there.
+    bool honours_keyframe_requests() const override { return false; }
 
     struct Counters {
         uint64_t video_frames = 0, video_packets = 0, bframes = 0, bframes_dropped = 0, video_errors = 0;

@@ -81,11 +81,64 @@ bool rtp_payload_starts_keyframe(const std::string& codec, const uint8_t* p, siz
     return false;
 }
 
-RtcTrack::RtcTrack(RtcMediaKind kind, size_t ring_capacity, uint32_t ssrc) : kind_(kind), ssrc_(ssrc) {
+namespace {
+
+// Buffers are sized to the packet in steps of 64 bytes; one more than twice
+// what the packet needs is given back (a slot that held a full-sized packet
+// and now holds an Opus frame).
+constexpr size_t kBufferStep = 64;
+constexpr size_t kMaxBuffer = (kRtcMaxRtpPacket + kBufferStep - 1) / kBufferStep * kBufferStep;
+
+size_t buffer_size_for(size_t size) { return (size + kBufferStep - 1) / kBufferStep * kBufferStep; }
+
+}  // namespace
+
+RtcTrack::RtcTrack(RtcMediaKind kind, size_t ring_capacity, uint32_t ssrc, size_t max_bytes)
+    : kind_(kind), ssrc_(ssrc) {
     size_t cap = 1;
     while (cap < ring_capacity) cap <<= 1;
     capacity_ = cap;
     mask_ = cap - 1;
+    // Never below one full-sized packet, or nothing would fit.
+    max_bytes_ = max_bytes == 0 ? cap * kMaxBuffer : std::max(max_bytes, kMaxBuffer);
+}
+
+void RtcTrack::keep_ring(bool on) {
+    if (on == keep_ring_) return;
+    keep_ring_ = on;
+    if (on) return;
+    std::vector<Slot>().swap(ring_);
+    bytes_ = 0;
+    ring_packets_ = 0;
+    has_keyframe_ = false;  // it was in the ring
+}
+
+size_t RtcTrack::ring_bytes() const { return ring_.capacity() * sizeof(Slot) + bytes_; }
+
+void RtcTrack::free_slot(Slot& slot) {
+    if (slot.packet.valid) ring_packets_--;
+    bytes_ -= slot.cap;
+    slot.buf.reset();
+    slot.cap = 0;
+    slot.packet.valid = false;
+    slot.packet.data = nullptr;
+}
+
+void RtcTrack::evict_for(size_t need, uint16_t newest) {
+    // The oldest packet the ring can hold, or where the last eviction stopped.
+    uint16_t oldest = static_cast<uint16_t>(newest - (capacity_ - 1));
+    uint16_t s = oldest;
+    if (seq_newer(evict_next_, s) && seq_newer(newest, evict_next_)) s = evict_next_;
+    for (int pass = 0; pass < 2 && bytes_ + need > max_bytes_; pass++) {
+        // The second pass from the oldest: a late packet stored behind the cursor.
+        if (pass == 1) s = oldest;
+        while (bytes_ + need > max_bytes_ && seq_newer(newest, s)) {
+            Slot& slot = ring_[s & mask_];
+            if (slot.packet.valid && slot.packet.seq == s) free_slot(slot);
+            s++;
+        }
+    }
+    evict_next_ = s;
 }
 
 const RtcPacket* RtcTrack::store(const uint8_t* data, size_t size, const RtpHeader& h, bool disposable) {
@@ -104,40 +157,67 @@ const RtcPacket* RtcTrack::store(const uint8_t* data, size_t size, const RtpHead
         last_seq_ = static_cast<uint16_t>(next_seq - 1);
         last_ts_ = next_ts;
     }
-    if (ring_.empty()) ring_.resize(capacity_);
     uint16_t seq = static_cast<uint16_t>(h.sequence + seq_offset_);
-    RtcPacket& slot = ring_[seq & mask_];
-    if (slot.valid && slot.seq == seq) return nullptr;  // a duplicate (a retransmission we already had)
     uint32_t ts = h.timestamp + ts_offset_;
-    slot.valid = true;
-    slot.seq = seq;
-    slot.timestamp = ts;
-    slot.marker = h.marker;
-    slot.disposable = disposable;
-    slot.size = static_cast<uint16_t>(kRtpFixedHeaderSize + payload_size);
-    slot.payload_offset = kRtpFixedHeaderSize;
-    uint8_t* out = slot.data;
+    bool keyframe = kind_ == RtcMediaKind::kVideo &&
+                    rtp_payload_starts_keyframe(codec_.name, data + h.header_size, payload_size);
+    bool newest = seq_newer(seq, last_seq_);
+    if (!keep_ring_) {
+        // No ring: only the numbering goes on (a player that comes continues it).
+        if (newest) {
+            last_seq_ = seq;
+            last_ts_ = ts;
+        }
+        packets_++;
+        return nullptr;
+    }
+    if (ring_.empty()) ring_.resize(capacity_);
+    Slot& slot = ring_[seq & mask_];
+    if (slot.packet.valid && slot.packet.seq == seq) return nullptr;  // a duplicate (a retransmission we already had)
+    // Too old for the ring (a late retransmission): its slot holds a newer packet.
+    if (slot.packet.valid && seq_newer(slot.packet.seq, seq)) return nullptr;
+    size_t out_size = kRtpFixedHeaderSize + payload_size;
+    size_t want = buffer_size_for(out_size);
+    if (slot.cap < out_size || slot.cap > 2 * want) {
+        free_slot(slot);
+        evict_for(want, newest ? seq : last_seq_);
+        slot.buf.reset(new uint8_t[want]);
+        slot.cap = static_cast<uint16_t>(want);
+        bytes_ += want;
+    } else if (slot.packet.valid) {
+        ring_packets_--;
+    }
+    ring_packets_++;
+    RtcPacket& pkt = slot.packet;
+    pkt.data = slot.buf.get();
+    pkt.valid = true;
+    pkt.seq = seq;
+    pkt.timestamp = ts;
+    pkt.marker = h.marker;
+    pkt.disposable = disposable;
+    pkt.size = static_cast<uint16_t>(out_size);
+    pkt.payload_offset = kRtpFixedHeaderSize;
+    uint8_t* out = pkt.data;
     out[0] = 0x80;
     out[1] = static_cast<uint8_t>((h.marker ? 0x80 : 0) | (h.payload_type & 0x7f));
     store_be16(out + 2, seq);
     store_be32(out + 4, ts);
     store_be32(out + 8, ssrc_);
     memcpy(out + kRtpFixedHeaderSize, data + h.header_size, payload_size);
-    slot.keyframe = kind_ == RtcMediaKind::kVideo &&
-                    rtp_payload_starts_keyframe(codec_.name, data + h.header_size, payload_size);
-    if (seq_newer(seq, last_seq_)) {
+    pkt.keyframe = keyframe;
+    if (newest) {
         last_seq_ = seq;
         last_ts_ = ts;
         // A keyframe's parameter sets and first slice may both say "key":
         // the frame starts at the first of them.
-        if (slot.keyframe && (!has_keyframe_ || ts != keyframe_ts_)) {
+        if (keyframe && (!has_keyframe_ || ts != keyframe_ts_)) {
             has_keyframe_ = true;
             keyframe_seq_ = seq;
             keyframe_ts_ = ts;
         }
     }
     packets_++;
-    return &slot;
+    return &pkt;
 }
 
 bool RtcTrack::keyframe_start(uint16_t* seq) const {
@@ -159,17 +239,35 @@ void RtcTrack::since_keyframe(std::vector<const RtcPacket*>* out) const {
 
 const RtcPacket* RtcTrack::find(uint16_t seq) const {
     if (ring_.empty()) return nullptr;
-    const RtcPacket& slot = ring_[seq & mask_];
-    return slot.valid && slot.seq == seq ? &slot : nullptr;
+    const RtcPacket& p = ring_[seq & mask_].packet;
+    return p.valid && p.seq == seq ? &p : nullptr;
 }
 
-// Rings: about 1 s of a 2.5 Mbps video stream, 5 s of Opus.
+// A batch's kept packets must all still be in the ring when it fans out.
+static_assert(RtcSource::kMaxPending < RtcSource::kAudioRingPackets &&
+                  RtcSource::kMaxPending * kMaxBuffer < RtcSource::kAudioRingBytes,
+              "a fan-out batch outgrows the audio ring");
+static_assert(RtcSource::kAudioRingPackets <= RtcSource::kVideoRingPackets &&
+                  RtcSource::kAudioRingBytes <= RtcSource::kVideoRingBytes,
+              "the video ring is the larger one");
+
 RtcSource::RtcSource(std::string vhost, std::string app, std::string stream)
     : vhost_(std::move(vhost)),
       app_(std::move(app)),
       stream_(std::move(stream)),
-      audio_(RtcMediaKind::kAudio, 256, rtc_random_u32()),
-      video_(RtcMediaKind::kVideo, 1024, rtc_random_u32()) {}
+      audio_(RtcMediaKind::kAudio, kAudioRingPackets, rtc_random_u32(), kAudioRingBytes),
+      video_(RtcMediaKind::kVideo, kVideoRingPackets, rtc_random_u32(), kVideoRingBytes) {
+    keep_rings(false);  // until a player, or a publisher that cannot be asked for a keyframe
+}
+
+void RtcSource::keep_rings(bool on) {
+    audio_.keep_ring(on);
+    video_.keep_ring(on);
+}
+
+bool RtcSource::rings_needed_without_players() const {
+    return publisher_ && !publisher_->honours_keyframe_requests();
+}
 
 void RtcSource::set_publisher(RtcPublisherControl* publisher, const RtcTrackCodec& audio, const RtcTrackCodec& video) {
     generation_++;
@@ -183,6 +281,7 @@ void RtcSource::set_publisher(RtcPublisherControl* publisher, const RtcTrackCode
     }
     publisher_ = publisher;
     keyframe_limiter_.reset();
+    if (rings_needed_without_players()) keep_rings(true);
 }
 
 void RtcSource::clear_publisher(RtcPublisherControl* publisher) {
@@ -193,7 +292,13 @@ void RtcSource::clear_publisher(RtcPublisherControl* publisher) {
     for (RtcPlayerSink* p : players) p->on_source_unpublish();
 }
 
-void RtcSource::add_player(RtcPlayerSink* player) { players_.push_back(player); }
+void RtcSource::add_player(RtcPlayerSink* player) {
+    players_.push_back(player);
+    no_player_since_ = -1;
+    // A ring that was off holds no keyframe: the player asks the publisher
+    // for one when it connects (RtcPlayerSession::on_connected).
+    keep_rings(true);
+}
 
 void RtcSource::remove_player(RtcPlayerSink* player) {
     players_.erase(std::remove(players_.begin(), players_.end(), player), players_.end());
@@ -202,7 +307,17 @@ void RtcSource::remove_player(RtcPlayerSink* player) {
 void RtcSource::on_publisher_rtp(RtcMediaKind kind, const uint8_t* data, size_t size, const RtpHeader& h,
                                  utime_t now, bool disposable) {
     const RtcPacket* packet = track(kind).store(data, size, h, disposable);
-    if (!packet || players_.empty()) return;
+    if (players_.empty()) {
+        // Nobody plays: the rings go once kRingLinger passed without players.
+        if (!video_.ring_kept() || rings_needed_without_players()) return;
+        if (no_player_since_ < 0) no_player_since_ = now;
+        if (now - no_player_since_ >= kRingLinger) {
+            keep_rings(false);
+            no_player_since_ = -1;
+        }
+        return;
+    }
+    if (!packet) return;
     if (manager_ && manager_->batching()) {
         if (pending_.empty()) manager_->mark_pending(this);
         pending_.push_back(Pending{kind, packet});

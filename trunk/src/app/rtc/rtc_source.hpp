@@ -9,6 +9,13 @@
 // player's NACK is answered from the same ring (the sequence numbers it sees
 // are the ring's), so no player keeps packets of its own.
 //
+// The ring costs what it holds: each slot owns a buffer sized to its packet
+// (not a fixed 1.5 KB array), the ring is bounded by packets and by bytes,
+// and a source whose publisher honours keyframe requests (a WHIP client)
+// keeps no ring at all while nobody plays: the first player asks for a
+// keyframe and starts there; the ring goes a few seconds after the last
+// player left. The RTMP bridge cannot be asked, so its ring stays.
+//
 // The stream itself (its name in /api/v1/streams, who publishes it) is the
 // protocol-neutral LiveSource: an RTC publisher publishes it there too, so an
 // RTMP publisher of the same stream is refused and the API lists it.
@@ -31,7 +38,8 @@ constexpr size_t kRtcMaxRtpPacket = 1500;
 enum class RtcMediaKind : uint8_t { kAudio = 0, kVideo = 1 };
 const char* rtc_media_kind_name(RtcMediaKind kind);
 
-// One packet as players get it (before their payload type and SRTP).
+// One packet as players get it (before their payload type and SRTP); data
+// points into its ring slot's own buffer.
 struct RtcPacket {
     uint16_t seq = 0;
     bool valid = false;
@@ -41,7 +49,7 @@ struct RtcPacket {
     uint32_t timestamp = 0;
     uint16_t size = 0;
     uint16_t payload_offset = 0;
-    uint8_t data[kRtcMaxRtpPacket];
+    uint8_t* data = nullptr;
 };
 
 // What the publisher negotiated for one kind of media.
@@ -73,11 +81,16 @@ class RtcPublisherControl {
     virtual ~RtcPublisherControl() = default;
     // Ask the publisher for a keyframe (the source rate-limits the calls).
     virtual void request_keyframe(utime_t now) = 0;
+    // False when request_keyframe() cannot reach the encoder: the source then
+    // keeps its ring without players, so a first player starts at its keyframe.
+    virtual bool honours_keyframe_requests() const { return true; }
 };
 
 class RtcTrack {
   public:
-    RtcTrack(RtcMediaKind kind, size_t ring_capacity, uint32_t ssrc);
+    // ring_capacity: packets (rounded up to a power of two); max_bytes: what
+    // the packets' buffers may take together (0: capacity full-sized packets).
+    RtcTrack(RtcMediaKind kind, size_t ring_capacity, uint32_t ssrc, size_t max_bytes = 0);
     RtcMediaKind kind() const { return kind_; }
     uint32_t ssrc() const { return ssrc_; }
     const RtcTrackCodec& codec() const { return codec_; }
@@ -98,13 +111,37 @@ class RtcTrack {
     // The newest packet's sequence number (players' numbering).
     uint16_t last_seq() const { return last_seq_; }
 
+    // Whether store() keeps packets (the default). Off frees the ring: store()
+    // then only numbers the packets and returns nullptr.
+    void keep_ring(bool on);
+    bool ring_kept() const { return keep_ring_; }
+    // Memory the ring takes now: its slots plus the packets' buffers.
+    size_t ring_bytes() const;
+    size_t ring_packets() const { return ring_packets_; }
+    size_t capacity() const { return capacity_; }
+    size_t max_bytes() const { return max_bytes_; }
+
   private:
+    struct Slot {
+        RtcPacket packet;
+        std::unique_ptr<uint8_t[]> buf;
+        uint16_t cap = 0;
+    };
+    void free_slot(Slot& slot);
+    // Frees the oldest packets until `need` more bytes fit, never `newest` or newer.
+    void evict_for(size_t need, uint16_t newest);
+
     RtcMediaKind kind_;
     uint32_t ssrc_;
     RtcTrackCodec codec_;
-    std::vector<RtcPacket> ring_;  // allocated by the first store(): a source that is only negotiated costs nothing
+    std::vector<Slot> ring_;  // allocated by the first store(): a source that is only negotiated costs nothing
     size_t capacity_;
     size_t mask_;
+    size_t max_bytes_;
+    size_t bytes_ = 0;           // the packets' buffers
+    size_t ring_packets_ = 0;
+    uint16_t evict_next_ = 0;    // where the byte bound's eviction goes on
+    bool keep_ring_ = true;
     bool started_ = false;
     bool rebase_ = true;
     uint16_t seq_offset_ = 0;
@@ -135,8 +172,15 @@ class RtcSource {
     RtcTrack& track(RtcMediaKind kind) { return kind == RtcMediaKind::kAudio ? audio_ : video_; }
     const RtcTrack& track(RtcMediaKind kind) const { return kind == RtcMediaKind::kAudio ? audio_ : video_; }
 
+    // The first player turns the rings on (they may have been off, see above).
     void add_player(RtcPlayerSink* player);
     void remove_player(RtcPlayerSink* player);
+    // How long the rings stay after the last player left (one that comes back
+    // soon still starts at a keyframe).
+    static constexpr utime_t kRingLinger = 5 * kUsPerSecond;
+    // Ring bounds: about 3 s of a 2.5 Mbps video stream, 5 s of Opus.
+    static constexpr size_t kVideoRingPackets = 1024, kVideoRingBytes = 1024 * 1024;
+    static constexpr size_t kAudioRingPackets = 256, kAudioRingBytes = 256 * 1024;
     size_t player_count() const { return players_.size(); }
     bool idle() const { return publisher_ == nullptr && players_.empty(); }
 
@@ -176,6 +220,10 @@ class RtcSource {
     std::vector<Pending> pending_;
     KeyframeRequestLimiter keyframe_limiter_{kKeyframeInterval};
     uint64_t keyframe_requests_ = 0;
+    utime_t no_player_since_ = -1;  // when a packet first came with no player (-1: players, or not yet)
+    // Rings on or off (both tracks) by who needs them now.
+    void keep_rings(bool on);
+    bool rings_needed_without_players() const;
 };
 
 // Every RtcSource by vhost/app/stream; a source is freed when it has neither

@@ -296,3 +296,195 @@ TEST(RtcSourceManager, ReleasedSourceLeavesTheBatch) {
     m.end_batch(0);  // the freed source is not touched (ASAN would say so)
     EXPECT_TRUE(player.got.empty());
 }
+
+// The ring's storage: slots own buffers sized to their packet, the ring is
+// bounded by packets and bytes, and a source with a WHIP-like publisher keeps
+// no ring while nobody plays.
+namespace {
+
+RtcTrackCodec h264() {
+    RtcTrackCodec c;
+    c.present = true;
+    c.name = "H264";
+    return c;
+}
+
+// An H.264 packet of `size` payload bytes: an IDR slice (0x65) or a non-IDR one (0x41).
+std::vector<uint8_t> h264_rtp(uint16_t seq, uint32_t ts, bool idr, size_t size) {
+    std::vector<uint8_t> payload(size, 0x9a);
+    payload[0] = idr ? 0x65 : 0x41;
+    return rtp(seq, ts, 96, payload);
+}
+
+struct ManualPublisher : RtcPublisherControl {
+    bool honours = true;
+    int requests = 0;
+    void request_keyframe(utime_t) override { requests++; }
+    bool honours_keyframe_requests() const override { return honours; }
+};
+
+}  // namespace
+
+TEST(RtcRing, BuffersAreSizedToThePacket) {
+    RtcTrack t(RtcMediaKind::kAudio, 256, 1);
+    // 100 Opus packets of 12 + 88 bytes: 128-byte buffers, not 1.5 KB slots.
+    for (uint16_t s = 0; s < 100; s++) {
+        auto p = rtp(s, s * 960u, 111, std::vector<uint8_t>(88, 0x7c));
+        ASSERT_NE(t.store(p.data(), p.size(), parse(p)), nullptr);
+    }
+    EXPECT_EQ(t.ring_packets(), 100u);
+    size_t slots = t.ring_bytes() - 100 * 128;
+    EXPECT_LT(slots, 256u * 64u);  // the slot array itself: small headers only
+    EXPECT_LT(t.ring_bytes(), 256u * 1500u / 10);
+    // A full-sized packet fits (1500 bytes on the wire); one byte more does not.
+    RtcTrack v(RtcMediaKind::kVideo, 4, 1);
+    auto full = rtp(1, 1, 96, std::vector<uint8_t>(kRtcMaxRtpPacket - 12, 0x41));
+    const RtcPacket* out = v.store(full.data(), full.size(), parse(full));
+    ASSERT_NE(out, nullptr);
+    EXPECT_EQ(out->size, kRtcMaxRtpPacket);
+    EXPECT_EQ(0, memcmp(out->data + 12, full.data() + 12, kRtcMaxRtpPacket - 12));
+    auto big = rtp(2, 1, 96, std::vector<uint8_t>(kRtcMaxRtpPacket - 11, 0x41));
+    EXPECT_EQ(v.store(big.data(), big.size(), parse(big)), nullptr);
+    EXPECT_EQ(v.find(2), nullptr);
+    EXPECT_EQ(v.ring_packets(), 1u);
+}
+
+TEST(RtcRing, WrapAroundWithChangingSizesKeepsEachPacketsBytes) {
+    RtcTrack t(RtcMediaKind::kVideo, 8, 0x01020304);
+    t.set_codec(h264());
+    // Three laps of the ring across the 16-bit wrap, sizes cycling 20..1400.
+    const size_t sizes[] = {20, 1400, 300, 1200, 60};
+    for (int i = 0; i < 24; i++) {
+        uint16_t seq = static_cast<uint16_t>(65530 + i);
+        auto p = h264_rtp(seq, 3000u * i, false, sizes[i % 5]);
+        p.back() = static_cast<uint8_t>(i);
+        const RtcPacket* out = t.store(p.data(), p.size(), parse(p));
+        ASSERT_NE(out, nullptr) << i;
+        EXPECT_EQ(out->size, 12 + sizes[i % 5]);
+    }
+    EXPECT_EQ(t.ring_packets(), 8u);
+    for (int i = 0; i < 24; i++) {
+        uint16_t seq = static_cast<uint16_t>(65530 + i);
+        const RtcPacket* p = t.find(seq);
+        if (i < 16) {
+            EXPECT_EQ(p, nullptr) << i;  // overwritten by later laps
+            continue;
+        }
+        ASSERT_NE(p, nullptr) << i;
+        EXPECT_EQ(p->size, 12 + sizes[i % 5]);
+        EXPECT_EQ(load_be16(p->data + 2), seq);
+        EXPECT_EQ(p->data[12], 0x41);
+        EXPECT_EQ(p->data[p->size - 1], static_cast<uint8_t>(i));
+    }
+    // The buffers are what the eight packets need, within the 64-byte steps
+    // and the "at most twice" slack.
+    size_t need = 0;
+    for (int i = 16; i < 24; i++) need += 12 + sizes[i % 5];
+    EXPECT_LE(t.ring_bytes(), 8 * 64 + 2 * need + 8 * 128);
+    // A late packet of a lap already overwritten is refused, not stored over a newer one.
+    auto late = h264_rtp(static_cast<uint16_t>(65530 + 3), 9, false, 100);
+    EXPECT_EQ(t.store(late.data(), late.size(), parse(late)), nullptr);
+    EXPECT_NE(t.find(static_cast<uint16_t>(65530 + 19)), nullptr);
+}
+
+TEST(RtcRing, ByteBoundEvictsTheOldestAndANackOfItFindsNothing) {
+    // 64 slots, but bytes for only 10 full-sized packets.
+    RtcTrack t(RtcMediaKind::kVideo, 64, 1, 10 * 1536);
+    t.set_codec(h264());
+    for (uint16_t s = 0; s < 40; s++) {
+        auto p = h264_rtp(s, 0, s == 0, 1400);
+        ASSERT_NE(t.store(p.data(), p.size(), parse(p)), nullptr) << s;
+        EXPECT_LE(t.ring_bytes(), 10u * 1536u + 64u * 64u);  // the buffers plus the slot array
+    }
+    EXPECT_EQ(t.ring_packets(), 10u);
+    // A NACK of an evicted packet: nothing to resend (the player says so, see
+    // RtcPlayerSession::resend); the newest ten are all there.
+    EXPECT_EQ(t.find(0), nullptr);
+    EXPECT_EQ(t.find(29), nullptr);
+    for (uint16_t s = 30; s < 40; s++) EXPECT_NE(t.find(s), nullptr) << s;
+    // The keyframe (seq 0) was evicted: no start from the ring.
+    uint16_t first = 0;
+    EXPECT_FALSE(t.keyframe_start(&first));
+    // Small packets after big ones: many more fit in the same bytes.
+    for (uint16_t s = 40; s < 100; s++) {
+        auto p = h264_rtp(s, 0, false, 50);
+        ASSERT_NE(t.store(p.data(), p.size(), parse(p)), nullptr);
+    }
+    EXPECT_EQ(t.ring_packets(), 64u);
+}
+
+TEST(RtcRing, NoRingWhileNobodyPlaysThenTheFirstPlayerStartsAtTheNextKeyframe) {
+    RtcSource s("v", "live", "whip");
+    ManualPublisher pub;
+    RtcTrackCodec audio;
+    audio.present = true;
+    audio.name = "opus";
+    s.set_publisher(&pub, audio, h264());
+    const RtcTrack& video = s.track(RtcMediaKind::kVideo);
+    utime_t now = 0;
+    uint16_t seq = 500;
+    auto send = [&](bool idr) {
+        auto p = h264_rtp(seq, seq * 3000u, idr, 1000);
+        s.on_publisher_rtp(RtcMediaKind::kVideo, p.data(), p.size(), parse(p), now);
+        seq++;
+        now += 10 * kUsPerMs;
+    };
+    // A keyframe and its GOP with nobody playing: nothing kept.
+    send(true);
+    for (int i = 0; i < 20; i++) send(false);
+    EXPECT_FALSE(video.ring_kept());
+    EXPECT_EQ(video.ring_bytes(), 0u);
+    EXPECT_EQ(video.find(static_cast<uint16_t>(seq - 1)), nullptr);
+    EXPECT_EQ(video.packets(), 21u);
+    // The ring starts late: the first player finds no keyframe in it (so it
+    // asks the publisher, RtcPlayerSession::on_connected) ...
+    Sink player;
+    s.add_player(&player);
+    EXPECT_TRUE(video.ring_kept());
+    uint16_t first = 0;
+    EXPECT_FALSE(s.track(RtcMediaKind::kVideo).keyframe_start(&first));
+    s.request_keyframe(now);
+    EXPECT_EQ(pub.requests, 1);
+    send(false);
+    // ... and the keyframe the publisher sends is where players start; the
+    // numbering went on through the time without a ring.
+    const uint16_t key = seq;
+    send(true);
+    send(false);
+    ASSERT_TRUE(s.track(RtcMediaKind::kVideo).keyframe_start(&first));
+    EXPECT_EQ(first, key);
+    ASSERT_EQ(player.got.size(), 3u);
+    EXPECT_EQ(player.got[1].second, key);
+    EXPECT_EQ(video.last_seq(), static_cast<uint16_t>(seq - 1));
+
+    // The last player leaves: the ring stays kRingLinger, then goes.
+    s.remove_player(&player);
+    const utime_t left = now;
+    while (now - left < RtcSource::kRingLinger) {
+        send(false);
+        EXPECT_TRUE(video.ring_kept());
+    }
+    send(false);
+    send(false);
+    EXPECT_FALSE(video.ring_kept());
+    EXPECT_EQ(video.ring_bytes(), 0u);
+    EXPECT_FALSE(s.track(RtcMediaKind::kVideo).keyframe_start(&first));
+}
+
+TEST(RtcRing, APublisherThatCannotBeAskedKeepsItsRingWithoutPlayers) {
+    RtcSource s("v", "live", "rtmp");
+    ManualPublisher bridge;
+    bridge.honours = false;  // the RTMP bridge: a player's start is the ring's keyframe
+    RtcTrackCodec none;
+    s.set_publisher(&bridge, none, h264());
+    auto p = h264_rtp(7, 0, true, 200);
+    s.on_publisher_rtp(RtcMediaKind::kVideo, p.data(), p.size(), parse(p), 0);
+    for (int i = 0; i < 3; i++) {
+        auto q = h264_rtp(static_cast<uint16_t>(8 + i), 0, false, 200);
+        s.on_publisher_rtp(RtcMediaKind::kVideo, q.data(), q.size(), parse(q), (i + 1) * 10 * kUsPerSecond);
+    }
+    EXPECT_TRUE(s.track(RtcMediaKind::kVideo).ring_kept());
+    uint16_t first = 0;
+    ASSERT_TRUE(s.track(RtcMediaKind::kVideo).keyframe_start(&first));
+    EXPECT_EQ(first, 7);
+}
