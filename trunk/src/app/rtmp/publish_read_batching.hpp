@@ -21,8 +21,8 @@ class PublishReadBatching {
     // Below this many streams the default path reads as soon as data comes:
     // a few publishers cost little, and their latency matters more.
     static constexpr size_t kBatchFromStreams = 100;
-    // Each stream past that adds this much wait...
-    static constexpr utime_t kWaitPerStreamUs = 10;
+    // From there the wait is this much per stream (2 ms at 100)...
+    static constexpr utime_t kWaitPerStreamUs = 20;
     // ...up to this bound: the most a message waits for its read by default.
     static constexpr utime_t kMaxAdaptiveWaitUs = 10 * kUsPerMs;
 

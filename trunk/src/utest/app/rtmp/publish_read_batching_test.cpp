@@ -23,12 +23,10 @@ TEST(PublishReadBatching, LonePublisherReadsAtOnce) {
 }
 
 TEST(PublishReadBatching, WaitGrowsWithLoadAndIsBounded) {
-    utime_t at100 = PublishReadBatching::wait_us(load(100));
-    utime_t at500 = PublishReadBatching::wait_us(load(500));
-    utime_t at1000 = PublishReadBatching::wait_us(load(1000));
-    EXPECT_EQ(1 * kUsPerMs, at100);
-    EXPECT_EQ(5 * kUsPerMs, at500);
-    EXPECT_EQ(10 * kUsPerMs, at1000);
+    EXPECT_EQ(2 * kUsPerMs, PublishReadBatching::wait_us(load(100)));
+    EXPECT_EQ(4 * kUsPerMs, PublishReadBatching::wait_us(load(200)));
+    EXPECT_EQ(10 * kUsPerMs, PublishReadBatching::wait_us(load(500)));
+    EXPECT_EQ(10 * kUsPerMs, PublishReadBatching::wait_us(load(1000)));
     EXPECT_EQ(PublishReadBatching::kMaxAdaptiveWaitUs, PublishReadBatching::wait_us(load(100000)));
     EXPECT_LE(PublishReadBatching::kMaxAdaptiveWaitUs, 10 * kUsPerMs);
 }
