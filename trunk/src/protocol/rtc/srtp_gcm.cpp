@@ -1,6 +1,8 @@
 #include "protocol/rtc/srtp_gcm.hpp"
 
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
 
 #include <cstring>
 
@@ -99,6 +101,27 @@ void SrtpGcmKey::make_iv(uint32_t a, uint32_t b, uint16_t c, uint8_t iv[12]) con
     for (size_t i = 0; i < 12; i++) iv[i] ^= salt_[i];
 }
 
+namespace {
+
+// The GCM tag through the provider's parameters: OpenSSL 3's
+// EVP_CIPHER_CTX_ctrl(GET_TAG/SET_TAG) builds the same one-entry array
+// after a switch over every control, per packet.
+bool gcm_get_tag(EVP_CIPHER_CTX* ctx, uint8_t* tag) {
+    OSSL_PARAM p[2] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag,
+                                                         SrtpGcmSender::kTagLength),
+                       OSSL_PARAM_construct_end()};
+    return EVP_CIPHER_CTX_get_params(ctx, p) == 1;
+}
+
+bool gcm_set_tag(EVP_CIPHER_CTX* ctx, uint8_t* tag) {
+    OSSL_PARAM p[2] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag,
+                                                         SrtpGcmSender::kTagLength),
+                       OSSL_PARAM_construct_end()};
+    return EVP_CIPHER_CTX_set_params(ctx, p) == 1;
+}
+
+}  // namespace
+
 bool SrtpGcmKey::seal(const uint8_t iv[12], const uint8_t* aad1, size_t aad1_len, const uint8_t* aad2,
                       size_t aad2_len, uint8_t* data, size_t len, uint8_t* tag) {
     int n = 0;
@@ -107,16 +130,16 @@ bool SrtpGcmKey::seal(const uint8_t iv[12], const uint8_t* aad1, size_t aad1_len
            (aad2_len == 0 || EVP_EncryptUpdate(ctx_, nullptr, &n, aad2, static_cast<int>(aad2_len)) == 1) &&
            (len == 0 || EVP_EncryptUpdate(ctx_, data, &n, data, static_cast<int>(len)) == 1) &&
            EVP_EncryptFinal_ex(ctx_, data + len, &n) == 1 &&
-           EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_GCM_GET_TAG, static_cast<int>(SrtpGcmSender::kTagLength), tag) == 1;
+           gcm_get_tag(ctx_, tag);
 }
 
 bool SrtpGcmKey::open(const uint8_t iv[12], const uint8_t* aad1, size_t aad1_len, const uint8_t* aad2,
                       size_t aad2_len, uint8_t* data, size_t len, const uint8_t* tag) {
     int n = 0;
     uint8_t t[SrtpGcmSender::kTagLength];
-    memcpy(t, tag, sizeof(t));  // OpenSSL's ctrl takes a non-const pointer
+    memcpy(t, tag, sizeof(t));  // OSSL_PARAM holds a non-const pointer
     return EVP_DecryptInit_ex(ctx_, nullptr, nullptr, nullptr, iv) == 1 &&
-           EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_GCM_SET_TAG, static_cast<int>(sizeof(t)), t) == 1 &&
+           gcm_set_tag(ctx_, t) &&
            EVP_DecryptUpdate(ctx_, nullptr, &n, aad1, static_cast<int>(aad1_len)) == 1 &&
            (aad2_len == 0 || EVP_DecryptUpdate(ctx_, nullptr, &n, aad2, static_cast<int>(aad2_len)) == 1) &&
            (len == 0 || EVP_DecryptUpdate(ctx_, data, &n, data, static_cast<int>(len)) == 1) &&
