@@ -1,6 +1,7 @@
 #include "app/rtc/rtc_bridge_from_live.hpp"
 
 #include <cstdio>
+#include <utility>
 
 #include "app/live/live_source.hpp"
 #include "app/rtc/rtc_random.hpp"
@@ -37,8 +38,8 @@ RtcTrackCodec opus_codec() {
 }  // namespace
 
 LiveToRtcBridge::LiveToRtcBridge(LiveSource* live, RtcSource* rtc, RtcSourceManager* manager,
-                                 const RtcVhostOptions& vhost, const RtcServerOptions& server)
-    : live_(live), rtc_(rtc), manager_(manager), vhost_(vhost), server_(server) {
+                                 const RtcVhostOptions& vhost, const RtcServerOptions& server, SendFlush flush)
+    : live_(live), rtc_(rtc), manager_(manager), vhost_(vhost), server_(server), flush_(std::move(flush)) {
     video_seq_ = static_cast<uint16_t>(rtc_random_u32());
     audio_seq_ = static_cast<uint16_t>(rtc_random_u32());
     // H.264 until the sequence header says otherwise: what players are
@@ -75,13 +76,17 @@ void LiveToRtcBridge::publish_codecs() {
 
 void LiveToRtcBridge::on_live_message(const LiveMessagePtr& msg) {
     now_ = monotonic_us();
-    // A frame's packets reach each player in a row (one GSO message).
-    RtcFanOutBatch batch(manager_, now_);
-    if (msg->is_video()) {
-        on_video(*msg);
-    } else if (msg->is_audio()) {
-        on_audio(*msg);
+    {
+        // A frame's packets reach each player in a row (one GSO message).
+        RtcFanOutBatch batch(manager_, now_);
+        if (msg->is_video()) {
+            on_video(*msg);
+        } else if (msg->is_audio()) {
+            on_audio(*msg);
+        }
     }
+    // The frame leaves now; inside an outer batch its owner sends it.
+    if (flush_ && !manager_->batching()) flush_();
 }
 
 void LiveToRtcBridge::request_keyframe(utime_t now) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,10 +30,14 @@ class Av1Packetizer;
 
 class LiveToRtcBridge : public LiveSourceBridge, public RtcPublisherControl, private RtpPayloadSink {
   public:
+    // Sends what a fan-out queued in the UDP send slots (RtcUdpIo::flush).
+    using SendFlush = std::function<void()>;
     // rtc: the stream's RtcSource (fetched by the caller); released to
-    // `manager` when the bridge goes.
+    // `manager` when the bridge goes. `flush` (may be empty) runs after each
+    // frame's fan-out: the RTMP coroutine is not the UDP listener, so without
+    // it the frame would wait for full slots, a receive batch or the tick.
     LiveToRtcBridge(LiveSource* live, RtcSource* rtc, RtcSourceManager* manager, const RtcVhostOptions& vhost,
-                    const RtcServerOptions& server);
+                    const RtcServerOptions& server, SendFlush flush = SendFlush());
     ~LiveToRtcBridge() override;
 
     void on_live_message(const LiveMessagePtr& msg) override;
@@ -67,6 +72,7 @@ class LiveToRtcBridge : public LiveSourceBridge, public RtcPublisherControl, pri
     RtcSourceManager* manager_;
     RtcVhostOptions vhost_;
     RtcServerOptions server_;
+    SendFlush flush_;
     Counters counters_;
 
     // Video.

@@ -183,12 +183,15 @@ void RtcPlayerSession::send_media(RtcMediaKind kind, const RtcPacket& packet, bo
             sent_seq_[seq % kSentSeqHistory] = {seq, packet.seq};
         }
     }
+    // The ring's packet is shared: only its header is copied (this player's
+    // PT and numbering); the payload is encrypted from the ring into the slot.
     uint8_t* buf = path_->slot();
-    memcpy(buf, packet.data, packet.size);
+    memcpy(buf, packet.data, packet.payload_offset);
     rtp_set_payload_type(buf, static_cast<uint8_t>(t.pt));
     if (seq != packet.seq) rtp_set_sequence(buf, seq);
     size_t out = 0;
-    if (Error err = peer_.protect_rtp(buf, packet.size, kRtcSlotSize, &out); err.failed()) {
+    if (Error err = peer_.protect_rtp_from(buf, kRtcSlotSize, packet.data, packet.payload_offset, packet.size, &out);
+        err.failed()) {
         counters_.dropped++;
         err.ignore();
         return;

@@ -205,7 +205,7 @@ std::unique_ptr<LiveSourceBridge> RtcServer::create_live_bridge(LiveSource* sour
     }
     RtcSource* rtc = sources_.fetch_or_create(source->vhost(), source->app(), source->stream());
     if (rtc->has_publisher()) return nullptr;  // cannot happen: a WebRTC publisher publishes the LiveSource too
-    return std::unique_ptr<LiveSourceBridge>(new LiveToRtcBridge(source, rtc, &sources_, vhost, options_));
+    return std::unique_ptr<LiveSourceBridge>(new LiveToRtcBridge(source, rtc, &sources_, vhost, options_, [this] { udp_.flush(); }));
 }
 
 Error RtcServer::cycle() {

@@ -330,13 +330,13 @@ void RtcSource::on_publisher_rtp(RtcMediaKind kind, const uint8_t* data, size_t 
 
 void RtcSource::fan_out(utime_t now) {
     if (pending_.empty()) return;
+    // Audio before video, each in its order: put in that order once, so each
+    // player takes the batch in one pass.
+    std::stable_partition(pending_.begin(), pending_.end(),
+                          [](const Pending& p) { return p.kind == RtcMediaKind::kAudio; });
     for (size_t i = 0; i < players_.size(); i++) {
         RtcPlayerSink* player = players_[i];
-        for (RtcMediaKind kind : {RtcMediaKind::kAudio, RtcMediaKind::kVideo}) {
-            for (const Pending& p : pending_) {
-                if (p.kind == kind) player->on_source_packet(kind, *p.packet, now);
-            }
-        }
+        for (const Pending& p : pending_) player->on_source_packet(p.kind, *p.packet, now);
     }
     pending_.clear();
 }

@@ -447,6 +447,20 @@ Error RtcPeer::protect_rtp(uint8_t* buf, size_t len, size_t cap, size_t* out_len
     return srtp_.protect_rtp(buf, len, cap, out_len);
 }
 
+Error RtcPeer::protect_rtp_from(uint8_t* dst, size_t cap, const uint8_t* src, size_t header, size_t len,
+                                size_t* out_len) {
+    if (state_ != RtcPeerState::kConnected) {
+        return SRS_ERR(kErrorRtcPeerState, "protect rtp in %s", rtc_peer_state_name(state_));
+    }
+    if (!options_.encrypt) {
+        if (header > len || len > cap) return SRS_ERR(kErrorSrtpBufferTooSmall, "RTP %zu bytes, room %zu", len, cap);
+        if (dst != src) memcpy(dst + header, src + header, len - header);
+        *out_len = len;
+        return Error();
+    }
+    return srtp_.protect_rtp_from(dst, cap, src, header, len, out_len);
+}
+
 Error RtcPeer::protect_rtcp(uint8_t* buf, size_t len, size_t cap, size_t* out_len) {
     if (state_ != RtcPeerState::kConnected) {
         return SRS_ERR(kErrorRtcPeerState, "protect rtcp in %s", rtc_peer_state_name(state_));

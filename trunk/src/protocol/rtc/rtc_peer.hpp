@@ -138,6 +138,10 @@ class RtcPeer {
     // Media out: protect buf[0,len) in place (room up to cap); send *out_len bytes to remote_address().
     // kErrorRtcPeerState before connected; with encrypt off, copies nothing and *out_len = len.
     Error protect_rtp(uint8_t* buf, size_t len, size_t cap, size_t* out_len);
+    // Out of place (SrtpSession::protect_rtp_from): dst[0, header) is the
+    // header as it goes out, src[header, len) the shared payload, only read.
+    Error protect_rtp_from(uint8_t* dst, size_t cap, const uint8_t* src, size_t header, size_t len,
+                           size_t* out_len);
     Error protect_rtcp(uint8_t* buf, size_t len, size_t cap, size_t* out_len);
     // Protects an RTCP compound and queues it for pop_transmit to remote_address().
     Error send_rtcp(const std::string& packet);

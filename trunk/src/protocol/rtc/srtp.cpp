@@ -215,6 +215,22 @@ Error SrtpSession::protect_rtp(uint8_t* buf, size_t len, size_t cap, size_t* out
     return Error();
 }
 
+Error SrtpSession::protect_rtp_from(uint8_t* dst, size_t cap, const uint8_t* src, size_t header, size_t len,
+                                    size_t* out_len) {
+    if (!initialized()) return SRS_ERR(kErrorSrtpState, "protect RTP before initialize");
+    if (len < kRtpMinHeader || header < kRtpMinHeader || header > len) {
+        return SRS_ERR(kErrorSrtpProtect, "RTP packet of %zu bytes, header %zu", len, header);
+    }
+    size_t need = len + srtp_rtp_trailer(profile_);
+    if (cap < need || need > INT_MAX) {
+        return SRS_ERR(kErrorSrtpBufferTooSmall, "RTP %zu bytes + trailer needs %zu, buffer %zu", len, need, cap);
+    }
+    if (gcm_) return gcm_send_.protect_rtp_from(dst, cap, src, header, len, out_len);
+    // libsrtp encrypts in place only: the payload is copied first.
+    if (dst != src) memcpy(dst + header, src + header, len - header);
+    return protect_rtp(dst, len, cap, out_len);
+}
+
 Error SrtpSession::unprotect_rtp(uint8_t* buf, size_t len, size_t* out_len) {
     if (!initialized()) return SRS_ERR(kErrorSrtpState, "unprotect RTP before initialize");
     if (len < kRtpMinHeader || len > INT_MAX) return SRS_ERR(kErrorSrtpUnprotect, "SRTP packet of %zu bytes", len);

@@ -87,6 +87,12 @@ class SrtpSession {
     // success buf holds the SRTP packet of *out_len bytes (len + trailer).
     // cap < len + srtp_rtp_trailer() is kErrorSrtpBufferTooSmall, nothing written.
     Error protect_rtp(uint8_t* buf, size_t len, size_t cap, size_t* out_len);
+    // The same out of place: dst[0, header) holds the header as it goes out
+    // (src's, payload type or sequence number changed), src[header, len) is
+    // the payload, only read (with GCM it is encrypted straight into dst;
+    // libsrtp's profiles copy it first).
+    Error protect_rtp_from(uint8_t* dst, size_t cap, const uint8_t* src, size_t header, size_t len,
+                           size_t* out_len);
     // SRTP in, RTP out in place (*out_len <= len). Altered bytes fail with
     // kErrorSrtpUnprotect (status srtp_err_status_auth_fail), a replay with
     // srtp_err_status_replay_fail or _replay_old in the message.

@@ -1,6 +1,8 @@
 #include "protocol/rtc/srtp_gcm.hpp"
 
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
 
 #include <cstring>
 
@@ -99,24 +101,60 @@ void SrtpGcmKey::make_iv(uint32_t a, uint32_t b, uint16_t c, uint8_t iv[12]) con
     for (size_t i = 0; i < 12; i++) iv[i] ^= salt_[i];
 }
 
+namespace {
+
+// Per packet, OpenSSL 3's EVP_CipherInit_ex(iv) asks the provider for the IV
+// length through a parameter lookup by name, and EVP_CIPHER_CTX_ctrl's tag
+// controls build a one-entry parameter array after a switch. The provider's
+// parameters directly cost less: the whole IV as "tlsivfixed" with the
+// length (size_t)-1 (the provider's documented-in-code way to restore a
+// whole IV, as EVP_CTRL_GCM_SET_IV_FIXED with -1 does), and the tag.
+OSSL_PARAM whole_iv(const uint8_t iv[12]) {
+    OSSL_PARAM p = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED,
+                                                     const_cast<uint8_t*>(iv), 0);
+    p.data_size = static_cast<size_t>(-1);
+    return p;
+}
+
+bool gcm_set_iv(EVP_CIPHER_CTX* ctx, const uint8_t iv[12]) {
+    OSSL_PARAM p[2] = {whole_iv(iv), OSSL_PARAM_construct_end()};
+    return EVP_CIPHER_CTX_set_params(ctx, p) == 1;
+}
+
+bool gcm_get_tag(EVP_CIPHER_CTX* ctx, uint8_t* tag) {
+    OSSL_PARAM p[2] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag,
+                                                         SrtpGcmSender::kTagLength),
+                       OSSL_PARAM_construct_end()};
+    return EVP_CIPHER_CTX_get_params(ctx, p) == 1;
+}
+
+// The IV and the expected tag in one call.
+bool gcm_set_iv_and_tag(EVP_CIPHER_CTX* ctx, const uint8_t iv[12], uint8_t* tag) {
+    OSSL_PARAM p[3] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag,
+                                                         SrtpGcmSender::kTagLength),
+                       whole_iv(iv), OSSL_PARAM_construct_end()};
+    return EVP_CIPHER_CTX_set_params(ctx, p) == 1;
+}
+
+}  // namespace
+
 bool SrtpGcmKey::seal(const uint8_t iv[12], const uint8_t* aad1, size_t aad1_len, const uint8_t* aad2,
-                      size_t aad2_len, uint8_t* data, size_t len, uint8_t* tag) {
+                      size_t aad2_len, const uint8_t* in, uint8_t* out, size_t len, uint8_t* tag) {
     int n = 0;
-    return EVP_EncryptInit_ex(ctx_, nullptr, nullptr, nullptr, iv) == 1 &&
+    return gcm_set_iv(ctx_, iv) &&
            EVP_EncryptUpdate(ctx_, nullptr, &n, aad1, static_cast<int>(aad1_len)) == 1 &&
            (aad2_len == 0 || EVP_EncryptUpdate(ctx_, nullptr, &n, aad2, static_cast<int>(aad2_len)) == 1) &&
-           (len == 0 || EVP_EncryptUpdate(ctx_, data, &n, data, static_cast<int>(len)) == 1) &&
-           EVP_EncryptFinal_ex(ctx_, data + len, &n) == 1 &&
-           EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_GCM_GET_TAG, static_cast<int>(SrtpGcmSender::kTagLength), tag) == 1;
+           (len == 0 || EVP_EncryptUpdate(ctx_, out, &n, in, static_cast<int>(len)) == 1) &&
+           EVP_EncryptFinal_ex(ctx_, out + len, &n) == 1 &&
+           gcm_get_tag(ctx_, tag);
 }
 
 bool SrtpGcmKey::open(const uint8_t iv[12], const uint8_t* aad1, size_t aad1_len, const uint8_t* aad2,
                       size_t aad2_len, uint8_t* data, size_t len, const uint8_t* tag) {
     int n = 0;
     uint8_t t[SrtpGcmSender::kTagLength];
-    memcpy(t, tag, sizeof(t));  // OpenSSL's ctrl takes a non-const pointer
-    return EVP_DecryptInit_ex(ctx_, nullptr, nullptr, nullptr, iv) == 1 &&
-           EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_GCM_SET_TAG, static_cast<int>(sizeof(t)), t) == 1 &&
+    memcpy(t, tag, sizeof(t));  // OSSL_PARAM holds a non-const pointer
+    return gcm_set_iv_and_tag(ctx_, iv, t) &&
            EVP_DecryptUpdate(ctx_, nullptr, &n, aad1, static_cast<int>(aad1_len)) == 1 &&
            (aad2_len == 0 || EVP_DecryptUpdate(ctx_, nullptr, &n, aad2, static_cast<int>(aad2_len)) == 1) &&
            (len == 0 || EVP_DecryptUpdate(ctx_, data, &n, data, static_cast<int>(len)) == 1) &&
@@ -199,21 +237,30 @@ uint32_t SrtpGcmSender::roc_for(uint32_t ssrc, uint16_t seq, bool* ok) {
 }
 
 Error SrtpGcmSender::protect_rtp(uint8_t* buf, size_t len, size_t cap, size_t* out_len) {
+    return protect_rtp_from(buf, cap, buf, rtp_header_length(buf, len), len, out_len);
+}
+
+Error SrtpGcmSender::protect_rtp_from(uint8_t* dst, size_t cap, const uint8_t* src, size_t header, size_t len,
+                                      size_t* out_len) {
     if (!rtp_.initialized()) return SRS_ERR(kErrorSrtpState, "GCM protect before initialize");
-    size_t header = rtp_header_length(buf, len);
-    if (header == 0) return SRS_ERR(kErrorSrtpProtect, "RTP packet of %zu bytes does not parse", len);
+    size_t parsed = rtp_header_length(src, len);
+    if (parsed == 0) return SRS_ERR(kErrorSrtpProtect, "RTP packet of %zu bytes does not parse", len);
+    if (header != parsed) {
+        return SRS_ERR(kErrorSrtpProtect, "RTP header given as %zu bytes, the packet's is %zu", header, parsed);
+    }
     if (cap < len + kTagLength) {
         return SRS_ERR(kErrorSrtpBufferTooSmall, "RTP %zu bytes + tag needs %zu, buffer %zu", len, len + kTagLength,
                        cap);
     }
-    uint32_t ssrc = load_be32(buf + 8);
-    uint16_t seq = load_be16(buf + 2);
+    // The header that goes out (dst's) is the one authenticated and numbered.
+    uint32_t ssrc = load_be32(dst + 8);
+    uint16_t seq = load_be16(dst + 2);
     bool ok = false;
     uint32_t roc = roc_for(ssrc, seq, &ok);
     if (!ok) return SRS_ERR(kErrorSrtpProtect, "more than %d SSRCs on one session", kMaxSsrcs);
     uint8_t iv[12];
     rtp_.make_iv(ssrc, roc, seq, iv);
-    if (!rtp_.seal(iv, buf, header, nullptr, 0, buf + header, len - header, buf + len)) {
+    if (!rtp_.seal(iv, dst, header, nullptr, 0, src + header, dst + header, len - header, dst + len)) {
         return SRS_ERR(kErrorSrtpProtect, "AES-GCM encrypt failed");
     }
     *out_len = len + kTagLength;
@@ -250,7 +297,7 @@ Error SrtpGcmSender::protect_rtcp(uint8_t* buf, size_t len, size_t cap, size_t* 
     store_be32(trailer, 0x80000000u | index);  // E=1: encrypted
     uint8_t iv[12];
     rtcp_.make_iv(ssrc, index >> 16, static_cast<uint16_t>(index), iv);
-    if (!rtcp_.seal(iv, buf, 8, trailer, 4, buf + 8, len - 8, buf + len)) {
+    if (!rtcp_.seal(iv, buf, 8, trailer, 4, buf + 8, buf + 8, len - 8, buf + len)) {
         return SRS_ERR(kErrorSrtpProtect, "AES-GCM encrypt failed");
     }
     memcpy(buf + len + kTagLength, trailer, 4);

@@ -51,10 +51,11 @@ class SrtpGcmKey {
     bool initialized() const { return ctx_ != nullptr; }
     // iv = (00 00 || a(4) || b(4) || c(2)) XOR salt.
     void make_iv(uint32_t a, uint32_t b, uint16_t c, uint8_t iv[12]) const;
-    // Encrypts (or decrypts and verifies) data[0, len) in place with aad1 and
-    // aad2 as additional data; the tag is written to (or read from) tag.
+    // Encrypts in[0, len) into out[0, len) (in == out: in place), or decrypts
+    // and verifies data[0, len) in place, with aad1 and aad2 as additional
+    // data; the tag is written to (or read from) tag.
     bool seal(const uint8_t iv[12], const uint8_t* aad1, size_t aad1_len, const uint8_t* aad2, size_t aad2_len,
-              uint8_t* data, size_t len, uint8_t* tag);
+              const uint8_t* in, uint8_t* out, size_t len, uint8_t* tag);
     bool open(const uint8_t iv[12], const uint8_t* aad1, size_t aad1_len, const uint8_t* aad2, size_t aad2_len,
               uint8_t* data, size_t len, const uint8_t* tag);
 
@@ -102,6 +103,13 @@ class SrtpGcmSender {
     // kErrorSrtpBufferTooSmall, kErrorSrtpProtect (a header that does not parse,
     // more SSRCs than kMaxSsrcs, OpenSSL failing).
     Error protect_rtp(uint8_t* buf, size_t len, size_t cap, size_t* out_len);
+    // Out of place, for a packet shared by many sessions: src[0, len) is the
+    // RTP packet, dst[0, header) the header as it goes out (a copy of src's,
+    // payload type or sequence number changed, header = src's header length,
+    // else kErrorSrtpProtect); the encrypted payload and the tag are written
+    // after it (dst[0, *out_len), len + 16). src is only read.
+    Error protect_rtp_from(uint8_t* dst, size_t cap, const uint8_t* src, size_t header, size_t len,
+                           size_t* out_len);
     // buf[0, len) is an RTCP compound packet (len >= 8); on success
     // buf[0, *out_len) is the SRTCP packet (len + 16 + 4), index per sender SSRC.
     Error protect_rtcp(uint8_t* buf, size_t len, size_t cap, size_t* out_len);

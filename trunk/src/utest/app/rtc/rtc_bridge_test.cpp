@@ -294,6 +294,42 @@ TEST(LiveToRtcBridge, GoingAwayUnpublishesTheRtcSource) {
     f.rtc->remove_player(&player);
 }
 
+// Each frame leaves at the end of its own fan-out (not with the next
+// receive batch or tick): the flush sees the frame's packets already handed
+// to the player; inside an outer batch the batch's owner sends them instead.
+TEST(LiveToRtcBridge, FlushesEachFrameAfterItsFanOut) {
+    LiveSource live{"__defaultVhost__", "live", "s"};
+    RtcSourceManager manager;
+    RtcSource* rtc = manager.fetch_or_create("__defaultVhost__", "live", "s");
+    RtcVhostOptions vhost;
+    vhost.enabled = vhost.rtmp_to_rtc = true;
+    RtcServerOptions server;
+    RecordingPlayer player;
+    std::vector<size_t> seen_at_flush;
+    std::vector<bool> batching_at_flush;
+    LiveToRtcBridge bridge(&live, rtc, &manager, vhost, server, [&] {
+        seen_at_flush.push_back(player.packets.size());
+        batching_at_flush.push_back(manager.batching());
+    });
+    rtc->add_player(&player);
+    const size_t tags = 12;
+    for (size_t i = 0; i < tags; i++) bridge.on_live_message(tag_message(bridge_media::kTags[i]));
+    ASSERT_EQ(seen_at_flush.size(), tags);
+    EXPECT_GT(player.packets.size(), 0u);
+    // The last flush came after the last frame's packets reached the player.
+    EXPECT_EQ(seen_at_flush.back(), player.packets.size());
+    for (bool b : batching_at_flush) EXPECT_FALSE(b);
+    for (size_t i = 1; i < seen_at_flush.size(); i++) EXPECT_GE(seen_at_flush[i], seen_at_flush[i - 1]);
+
+    // Inside a listener's batch: no flush of its own.
+    {
+        RtcFanOutBatch outer(&manager, 0);
+        bridge.on_live_message(tag_message(bridge_media::kTags[tags]));
+    }
+    EXPECT_EQ(seen_at_flush.size(), tags);
+    rtc->remove_player(&player);
+}
+
 // A second x264 stream's sequence header, as an FLV tag body (media_codec_test.cpp's kAvcHigh768x320):
 // High 3.1, 768x320, where bridge_media's stream is High 1.0, 64x48.
 const char* const kAvcHigh768x320 =

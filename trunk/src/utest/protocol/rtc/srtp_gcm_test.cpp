@@ -157,6 +157,62 @@ TEST(ProtocolSrtpGcm, SameBytesAsLibsrtpAndLibsrtpTakesThem) {
     }
 }
 
+// Out of place (a shared ring packet into a send slot): the slot gets a
+// copy of the header with this session's payload type and number, the
+// payload is read from the ring. The bytes equal in-place protection of the
+// same header and payload (ours and libsrtp's, which copies first), the
+// ring's packet is left as it was, and a wrong header length is refused.
+TEST(ProtocolSrtpGcm, OutOfPlaceGivesTheInPlaceBytes) {
+    std::vector<uint8_t> m = material(9);
+    SrtpSession in_place, out_of_place, lib, lib_from;
+    init(&in_place, m, false, false);
+    init(&out_of_place, m, false, false);
+    init(&lib, m, false, true);
+    init(&lib_from, m, false, true);
+    struct Step {
+        uint16_t seq;
+        size_t payload;
+        int csrcs;
+        bool ext;
+    };
+    const Step steps[] = {{65534, 1100, 0, false}, {65535, 1200, 0, false}, {0, 1, 0, false},
+                          {1, 160, 2, true},       {2, 0, 0, false},        {3, 1188, 1, false}};
+    for (const Step& st : steps) {
+        SCOPED_TRACE(st.seq);
+        const std::vector<uint8_t> ring = packet(st.seq, 0x33333333, st.payload, st.csrcs, st.ext);
+        size_t header = ring.size() - st.payload;
+        // This session's view: payload type 96 and a number 7 lower.
+        std::vector<uint8_t> mine = ring;
+        uint16_t seq = static_cast<uint16_t>(st.seq - 7);
+        mine[1] = static_cast<uint8_t>((mine[1] & 0x80) | 96);
+        mine[2] = static_cast<uint8_t>(seq >> 8);
+        mine[3] = static_cast<uint8_t>(seq);
+        std::vector<uint8_t> want = protect(&in_place, mine);
+        ASSERT_EQ(want, protect(&lib, mine));
+        for (SrtpSession* s : {&out_of_place, &lib_from}) {
+            std::vector<uint8_t> slot(1500, 0xEE);
+            memcpy(slot.data(), mine.data(), header);
+            size_t n = 0;
+            Error err = s->protect_rtp_from(slot.data(), slot.size(), ring.data(), header, ring.size(), &n);
+            ASSERT_TRUE(err.ok()) << err.describe();
+            slot.resize(n);
+            EXPECT_EQ(slot, want);
+        }
+        EXPECT_EQ(ring, packet(st.seq, 0x33333333, st.payload, st.csrcs, st.ext));
+    }
+    // A header length that is not the packet's, and no room for the tag.
+    const std::vector<uint8_t> ring = packet(10, 0x33333333, 100, 1, false);
+    std::vector<uint8_t> slot(1500);
+    memcpy(slot.data(), ring.data(), ring.size());
+    size_t n = 0;
+    EXPECT_FALSE(out_of_place.protect_rtp_from(slot.data(), slot.size(), ring.data(), 12, ring.size(), &n).ok());
+    EXPECT_FALSE(out_of_place.protect_rtp_from(slot.data(), slot.size(), ring.data(), 20, ring.size(), &n).ok());
+    EXPECT_FALSE(out_of_place.protect_rtp_from(slot.data(), ring.size() + 15, ring.data(), 16, ring.size(), &n).ok());
+    EXPECT_FALSE(out_of_place.protect_rtp_from(slot.data(), slot.size(), ring.data(), 200, ring.size(), &n).ok());
+    EXPECT_TRUE(out_of_place.protect_rtp_from(slot.data(), slot.size(), ring.data(), 16, ring.size(), &n).ok());
+    EXPECT_EQ(n, ring.size() + 16);
+}
+
 TEST(ProtocolSrtpGcm, KdfMatchesRfc3711Vectors) {
     // RFC 3711 appendix B.3.
     std::vector<uint8_t> key = hex("E1F97A0D3E018BE0D64FA32C06DE4139");
@@ -394,7 +450,7 @@ TEST(ProtocolSrtpGcm, RtcpUnencryptedIsAuthenticated) {
     uint8_t iv[12];
     k.make_iv(0x01020304, 0, static_cast<uint16_t>(index), iv);
     p.resize(body + 20);
-    ASSERT_TRUE(k.seal(iv, p.data(), body, trailer, 4, p.data() + body, 0, p.data() + body));
+    ASSERT_TRUE(k.seal(iv, p.data(), body, trailer, 4, p.data() + body, p.data() + body, 0, p.data() + body));
     memcpy(p.data() + body + 16, trailer, 4);
     Four f(10);
     std::vector<uint8_t> o1, o2;
