@@ -1,13 +1,12 @@
 """RTMP origin with real clients: ffmpeg publishes, ffprobe/ffmpeg play."""
 import json
-import re
 import socket
 import subprocess
 import time
 
 import pytest
 
-from conftest import TRUNK, rss_kb, fd_count, wait_until
+from conftest import rss_kb, fd_count, wait_until
 from media import Publisher, probe_packets, probe_streams, wait_for_publish
 from rtmp_raw import RawRtmp, amf0_number, amf0_object, amf0_string, chunk
 
@@ -376,12 +375,6 @@ def read_syscalls(pid):
     raise AssertionError("no syscr in /proc/PID/io")
 
 
-def read_io(pid):
-    """The process's bytes read and read-type syscalls so far (/proc/PID/io)."""
-    fields = dict(line.split(":") for line in open(f"/proc/{pid}/io"))
-    return int(fields["rchar"]), int(fields["syscr"])
-
-
 def test_merged_read_batches_publisher_reads(srs_factory, media):
     """publish.mr: the publisher's socket is read a few times per mr_latency
     instead of once per message, the stream still plays, and the status line
@@ -413,77 +406,6 @@ def test_merged_read_batches_publisher_reads(srs_factory, media):
     assert rates["off"] > 30, rates
     assert rates["realtime"] > 30, rates
     assert rates["on"] < rates["off"] / 4, rates
-
-
-def _sb_latency_rtmp_p50(srs, media, seconds=5):
-    """sb_latency publishing the fixture and playing it back over RTMP: the
-    players' p50 delay in ms (stamp in the publisher, read in the player)."""
-    rtmp = url(srs, "probe")
-    out = subprocess.run([str(TRUNK / "objs" / "sb_latency"), "-i", str(media), "-p", rtmp, "-r", rtmp, "-c", "2",
-                          "-t", str(seconds), "--warmup", "1", "--joins", "0", "--json"],
-                         cwd=TRUNK, capture_output=True, text=True, timeout=seconds + 20).stdout
-    s = json.loads(out.strip().splitlines()[-1])
-    lat = s["streams"][0]["latency_ms"]
-    assert lat["samples"] > 25, s
-    return lat["p50"]
-
-
-def test_adaptive_read_wait_only_under_load(srs_factory, media):
-    """Default conf (no mr): a lone publisher is read as soon as data comes
-    (sb_latency's p50 as with min_latency on, `rwait=0us`); with 500 live
-    streams each publisher's next read waits 10 ms (`rwait=10000us`), and all the
-    publishers' bytes still come in."""
-    # Players without merged write in both runs: only the publisher side differs.
-    p50 = {}
-    for mode, vhost in (("realtime", "min_latency on;"), ("default", "play { mw_latency 0; mw_msgs 0; }")):
-        srs = srs_factory(mode)
-        conf = srs.base_conf("pithy_print_ms 1000;").replace("vhost __defaultVhost__ {\n}",
-                                                             f"vhost __defaultVhost__ {{\n  {vhost}\n}}")
-        srs.start(conf)
-        p50[mode] = _sb_latency_rtmp_p50(srs, media)
-        assert "rwait=0us" in srs.log(), [l for l in srs.log().splitlines() if "<- CPB" in l][-1:]
-        srs.stop()
-    print("single publisher p50 ms", p50)
-    assert p50["default"] <= p50["realtime"] + 5, p50
-
-    # 500 live streams (50 publishers, 450 players waiting on streams nobody
-    # publishes), with min_latency on and by default: bytes read (/proc/PID/io).
-    per_read, rate = {}, {}
-    for mode, vhost in (("load-realtime", "min_latency on;"), ("load-default", "")):
-        srs = srs_factory(mode)
-        conf = srs.base_conf("pithy_print_ms 1000;").replace("vhost __defaultVhost__ {\n}",
-                                                             f"vhost __defaultVhost__ {{\n  {vhost}\n}}")
-        srs.start(conf)
-        tools = [subprocess.Popen([str(TRUNK / "objs" / "sb_rtmp_load"), "-c", "450", "-r", url(srs, "idle%d"),
-                                   "-s", "1000", "-t", "16", "--timeout", "30000"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
-                 subprocess.Popen([str(TRUNK / "objs" / "sb_rtmp_publish"), "-c", "50", "-i", str(media),
-                                   "-r", url(srs, "load%d"), "-s", "1000", "-t", "16"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
-        try:
-            time.sleep(6)
-            c0, r0 = read_io(srs.pid)
-            time.sleep(5)
-            c1, r1 = read_io(srs.pid)
-            per_read[mode] = (c1 - c0) / max(1, r1 - r0)
-            rate[mode] = (c1 - c0) / 5
-        finally:
-            for proc in tools:
-                proc.kill()
-                proc.wait(timeout=5)
-        waits = [int(w) for w in re.findall(r"rwait=(\d+)us", srs.log())]
-        if mode == "load-default":
-            assert waits and max(waits) == 10000, waits[-5:]
-        else:
-            assert waits and max(waits) == 0, waits[-5:]
-        srs.stop()
-    print("bytes per read at 500 streams", per_read, "bytes/s", rate)
-    # The waits hold nothing back for good: the publishers' bytes all come in.
-    # 50 x the fixture's ~360 kbps is ~2.2 MB/s (1.7 measured in both modes).
-    assert rate["load-default"] > 1.0e6 and rate["load-default"] > 0.8 * rate["load-realtime"], rate
-    # Not asserted: fewer reads per message. At the fixture's 68 messages a
-    # second (one every 15 ms) a 10 ms wait after a read rarely finds two, and
-    # on a busy machine the bytes per read of both runs vary more than that.
 
 
 def test_vhost_given_on_the_tcurl_app(srs, media):

@@ -1,6 +1,5 @@
 // The publishing side of an RTMP connection.
 #include "app/live/live_source.hpp"
-#include "app/rtmp/publish_read_batching.hpp"
 #include "app/rtmp/rtmp_conn.hpp"
 
 #include "core/log.hpp"
@@ -24,17 +23,6 @@ class PublishGuard {
   private:
     LiveSource* source_;
 };
-
-// The wait before a publisher's next read after a small one (see
-// PublishReadBatching): the live sources count the load.
-utime_t read_wait_us(const Config& config, const std::string& vhost, size_t streams) {
-    PublishReadInputs in;
-    in.mr = config.get(vhost, keys::vhost_publish_mr);
-    in.mr_latency_ms = static_cast<int>(config.get(vhost, keys::vhost_publish_mr_latency));
-    in.min_latency = config.get(vhost, keys::vhost_min_latency);
-    in.active_streams = streams;
-    return PublishReadBatching::wait_us(in);
-}
 
 }  // namespace
 
@@ -119,10 +107,7 @@ Error RtmpServerConnection::publish_loop(LiveSource* source) {
     utime_t pithy_us = config->get(keys::pithy_print_ms) * kUsPerMs;
     socket()->set_recv_timeout(first_timeout);
     int mr_ms = merged_read_ms();
-    utime_t read_wait = read_wait_us(*config, req_.vhost, ctx_->sources().size());
-    transport_.set_merged_read(read_wait);
-    // The load changes as publishers come and go: look again now and then.
-    utime_t last_load_check = monotonic_us();
+    transport_.set_merged_read(mr_ms * kUsPerMs);
 
     bool got_media = false;
     uint64_t msgs = 0;
@@ -149,22 +134,17 @@ Error RtmpServerConnection::publish_loop(LiveSource* source) {
         if (done) return Error();
 
         utime_t now = monotonic_us();
-        if (now - last_load_check >= kUsPerSecond) {
-            last_load_check = now;
-            read_wait = read_wait_us(*ctx_->config(), req_.vhost, ctx_->sources().size());
-            transport_.set_merged_read(read_wait);
-        }
         if (now - last_print >= pithy_us) {
             uint64_t bytes = socket()->recv_bytes();
             int ikbps = (int)((bytes - last_bytes) * 8 * 1000 / (uint64_t)(now - last_print));
-            // rwait: the read wait in force, mr's or the adaptive one.
-            srs_trace("<- CPB time=%d ms, msgs=%llu, ikbps=%d, okbps=0, mr=%d/%d, rwait=%dus, stream=%s",
+            srs_trace("<- CPB time=%d ms, msgs=%llu, ikbps=%d, okbps=0, mr=%d/%d, stream=%s",
                       (int)((now - start) / kUsPerMs), (unsigned long long)msgs, ikbps, mr_ms > 0 ? 1 : 0, mr_ms,
-                      (int)read_wait, req_.stream_url().c_str());
+                      req_.stream_url().c_str());
             last_print = now;
             last_bytes = bytes;
             // A reload may have turned merged read on or off.
             mr_ms = merged_read_ms();
+            transport_.set_merged_read(mr_ms * kUsPerMs);
         }
     }
 }
