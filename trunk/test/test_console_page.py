@@ -65,6 +65,8 @@ def browser(rtc_browser):  # noqa: F811
 CONSOLE_JS = """
 const rows = sel => [...document.querySelectorAll(sel)];
 const text = td => td.textContent;
+// Not the console yet (the navigation's new document not parsed): nothing to show.
+if (!document.getElementById('error')) return {state: null, error: null, summary: {}, streams: [], clients: []};
 return {
   state: window.consoleState ? window.consoleState() : null,
   error: document.getElementById('error').hidden ? null : document.getElementById('error').textContent,
