@@ -469,4 +469,22 @@ inline int64_t percentile(std::vector<int64_t>* v, double p) {
     return (*v)[rank - 1];
 }
 
+// {"samples":N,"p50":..,"p90":..,"max":..} in ms, of samples in us.
+inline std::string samples_json(std::vector<int64_t> v) {
+    const size_t n = v.size();
+    const int64_t p50 = percentile(&v, 0.5), p90 = percentile(&v, 0.9), max = percentile(&v, 1.0);
+    char buf[160];
+    snprintf(buf, sizeof(buf), "{\"samples\":%zu,\"p50\":%.1f,\"p90\":%.1f,\"max\":%.1f}", n, p50 / 1e3, p90 / 1e3,
+             max / 1e3);
+    return buf;
+}
+
+// One report line of the same.
+inline void print_samples(const char* what, std::vector<int64_t> v) {
+    const size_t n = v.size();
+    const int64_t p50 = percentile(&v, 0.5), p90 = percentile(&v, 0.9), max = percentile(&v, 1.0);
+    printf("  %-34s p50 %.1f ms, p90 %.1f ms, max %.1f ms (%zu sessions)\n", what, p50 / 1e3, p90 / 1e3, max / 1e3,
+           n);
+}
+
 }  // namespace srs::tool
