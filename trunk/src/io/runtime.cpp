@@ -39,6 +39,10 @@ Error init_runtime() {
     return Error();
 }
 
+void set_wakeup_coalesce(utime_t interval_us) {
+    st_set_wakeup_coalesce(interval_us > 0 ? static_cast<st_utime_t>(interval_us) : 0);
+}
+
 Error sleep_us(utime_t us) {
     if (st_usleep(us < 0 ? 0 : static_cast<st_utime_t>(us)) < 0) {
         return SRS_ERR(kErrorThreadInterrupted, "sleep interrupted");

@@ -13,6 +13,11 @@ namespace srs {
 // context-id hook for logs and errors. Call once, before any other io call.
 Error init_runtime();
 
+// Wake-up coalescing of the runtime (st_set_wakeup_coalesce): while I/O
+// wakes the process more often than every interval/2, it wakes at most once
+// per interval. 0 turns it off.
+void set_wakeup_coalesce(utime_t interval_us);
+
 // Sleeps the calling coroutine. Returns an error if it was interrupted.
 Error sleep_us(utime_t us);
 void yield_now();

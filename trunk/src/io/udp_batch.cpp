@@ -153,9 +153,9 @@ Error UdpBatchSocket::recv_batch(utime_t timeout, int* n) {
     *n = 0;
     received_count_ = 0;
     if (!netfd_) return SRS_ERR(kErrorSocketClosed, "recv_batch: closed");
-    utime_t deadline = -1;  // set at the first wait
-    // Like the runtime's other reads: take what is there first, wait only
-    // when the socket is drained (so a busy socket costs one call per batch).
+    utime_t deadline = timeout < 0 ? -1 : monotonic_us() + timeout;
+    // st_recvmmsg takes what is there first and, after a batch that emptied
+    // the socket, waits for the next input edge without a failing call.
     for (;;) {
         for (int i = 0; i < kUdpBatchSize; i++) {
             msghdr& h = recv_msgs_[i].msg_hdr;
@@ -163,7 +163,8 @@ Error UdpBatchSocket::recv_batch(utime_t timeout, int* n) {
             h.msg_controllen = kRecvControlSize;
             h.msg_flags = 0;
         }
-        int r = recvmmsg(fd(), recv_msgs_.get(), kUdpBatchSize, MSG_DONTWAIT, nullptr);
+        int r = st_recvmmsg(as_netfd(netfd_), reinterpret_cast<st_mmsghdr*>(recv_msgs_.get()), kUdpBatchSize, 0,
+                            as_timeout(remaining(deadline)));
         stats_.recv_calls++;
         if (r > 0) {
             int count = 0;
@@ -191,16 +192,12 @@ Error UdpBatchSocket::recv_batch(utime_t timeout, int* n) {
             }
             continue;  // all truncated: look again within the same timeout
         }
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0 && !would_block(errno)) return SRS_ERR(kErrorSocketRead, "recvmmsg: %s", strerror(errno));
-
-        if (deadline < 0 && timeout >= 0) deadline = monotonic_us() + timeout;
-        int e = wait_ready(netfd_, POLLIN, remaining(deadline));
-        if (e == 0) continue;
+        if (r == 0) return Error();
+        int e = errno;
         if (e == ETIME) return Error();
         if (e == EINTR) return SRS_ERR(kErrorThreadInterrupted, "recv_batch: interrupted");
         if (e == EBADF) return SRS_ERR(kErrorSocketClosed, "recv_batch: closed while waiting");
-        return SRS_ERR(kErrorSocketRead, "recv_batch poll: %s", strerror(e));
+        return SRS_ERR(kErrorSocketRead, "recvmmsg: %s", strerror(e));
     }
 }
 

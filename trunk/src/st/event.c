@@ -9,6 +9,14 @@
  *
  * Every input edge also clears the fd's rd_drained mark (io.c), waiter or not, so a short read
  * followed by new data is never mistaken for an empty socket.
+ *
+ * Wake-up coalescing (st_set_wakeup_coalesce(interval)): once wake-ups come less than half an
+ * interval apart on average, a wait that would block first sleeps out the rest of the interval
+ * since the last wake-up, outside epoll, so that one epoll_wait takes that time's events and
+ * the reads behind them find batches (a UDP socket many peers send to, many publishers). It
+ * stops once the waits after those naps still block for half an interval on average: the
+ * events have become sparse. A process woken less often (one publisher, a few players) never
+ * naps, so its events are served as they come.
  */
 #include "st_runtime.h"
 
@@ -18,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 int st__event_init(void)
@@ -35,6 +44,69 @@ static void wake_all(struct st_link *list)
     }
 }
 
+void st_set_wakeup_coalesce(st_utime_t interval_us)
+{
+    st__rt.coalesce_us = interval_us;
+    st__rt.coalescing = 0;
+    st__rt.last_wake = 0;
+    st__rt.gap_avg = interval_us;
+}
+
+unsigned long long st_wakeup_naps(void)
+{
+    return st__rt.naps;
+}
+
+/* The rest of the interval since the last wake-up, but never past the next timer. */
+static st_utime_t nap_length(st_utime_t now)
+{
+    st_utime_t since = now - st__rt.last_wake;
+    if (since >= st__rt.coalesce_us)
+        return 0;
+    st_utime_t nap = st__rt.coalesce_us - since;
+    if (st__rt.heap_len > 0) {
+        st_utime_t due = st__rt.heap[0]->due;
+        if (due <= now)
+            return 0;
+        if (due - now < nap)
+            nap = due - now;
+    }
+    return nap;
+}
+
+/* Moves a moving average 1/8 of the way to a new sample. */
+static st_utime_t ewma(st_utime_t avg, st_utime_t sample)
+{
+    return avg - avg / 8 + sample / 8;
+}
+
+/*
+ * A blocking wait that began at `began` ended at `now`, with events or not: what it says about
+ * the load. Without events it blocked until a timer: sparse, whatever the state.
+ */
+static void note_wait(st_utime_t began, st_utime_t now, int had_events)
+{
+    st_utime_t half = st__rt.coalesce_us / 2;
+    if (st__rt.coalescing) {
+        st__rt.blocked_avg = ewma(st__rt.blocked_avg, now - began);
+        if (st__rt.blocked_avg > half) {
+            st__rt.coalescing = 0;
+            st__rt.gap_avg = st__rt.coalesce_us;
+        }
+    } else if (had_events) {
+        if (st__rt.last_wake != 0)
+            st__rt.gap_avg = ewma(st__rt.gap_avg, now - st__rt.last_wake);
+        if (st__rt.gap_avg < half) {
+            st__rt.coalescing = 1;
+            st__rt.blocked_avg = 0;
+        }
+    } else {
+        st__rt.gap_avg = ewma(st__rt.gap_avg, now - began);
+    }
+    if (had_events)
+        st__rt.last_wake = now;
+}
+
 /*
  * Fires due timers, waits for fd events (at most until the nearest timer, and not at all unless
  * may_block and nothing is runnable) and makes their waiters runnable.
@@ -44,10 +116,22 @@ void st__event_poll(int may_block)
     st_utime_t now = st__now();
     st__timers_fire(now);
     int timeout = 0;
-    if (may_block && st__list_empty(&st__rt.runq))
-        timeout = st__timer_timeout_ms(now);
+    if (may_block && st__list_empty(&st__rt.runq)) {
+        st_utime_t nap = st__rt.coalescing ? nap_length(now) : 0;
+        if (nap > 0) {
+            struct timespec ts = {(time_t)(nap / 1000000), (long)(nap % 1000000) * 1000};
+            nanosleep(&ts, NULL); /* a signal cuts it short: fine */
+            st__rt.naps++;
+            now = st__now();
+            st__timers_fire(now);
+        }
+        if (st__list_empty(&st__rt.runq))
+            timeout = st__timer_timeout_ms(now);
+    }
 
     int n = epoll_wait(st__rt.epfd, st__rt.events, ST_EPOLL_BATCH, timeout);
+    if (timeout != 0 && st__rt.coalesce_us > 0 && n >= 0)
+        note_wait(now, st__now(), n > 0);
     if (n < 0 && errno != EINTR) {
         /* Only a corrupted epoll fd gets here; carrying on would spin or hang silently. */
         perror("st: epoll_wait");

@@ -407,6 +407,23 @@ int st_sendmsg(st_netfd_t fd, const struct msghdr *msg, int flags, st_utime_t ti
     }
 }
 
+int st_recvmmsg(st_netfd_t fd, struct st_mmsghdr *msgvec, unsigned int vlen, int flags,
+                st_utime_t timeout)
+{
+    if (wait_if_drained(fd, timeout) < 0)
+        return -1;
+    for (;;) {
+        int n = recvmmsg(fd->osfd, (struct mmsghdr *)msgvec, vlen, flags | MSG_DONTWAIT, NULL);
+        if (n >= 0) {
+            /* A datagram is never split: a short batch is a short read. */
+            note_read(fd, n, vlen);
+            return n;
+        }
+        if (retry_or_wait(fd, WAIT_READ, timeout) < 0)
+            return -1;
+    }
+}
+
 int st_sendmmsg(st_netfd_t fd, struct st_mmsghdr *msgvec, unsigned int vlen, int flags,
                 st_utime_t timeout)
 {

@@ -141,10 +141,22 @@ int st_sendto(st_netfd_t fd, const void *msg, int len, const struct sockaddr *to
               st_utime_t timeout);
 int st_recvmsg(st_netfd_t fd, struct msghdr *msg, int flags, st_utime_t timeout);
 int st_sendmsg(st_netfd_t fd, const struct msghdr *msg, int flags, st_utime_t timeout);
+/* Extension: receives up to vlen datagrams, waiting for the first one. A batch of fewer than
+ * vlen emptied the socket, so the next call waits for new input before its recvmmsg. Returns
+ * the number received, -1 with errno (ETIME on timeout). */
+int st_recvmmsg(st_netfd_t fd, struct st_mmsghdr *msgvec, unsigned int vlen, int flags,
+                st_utime_t timeout);
 /* Extension: sends all vlen messages, waiting while the socket is full. Returns the number sent;
  * -1 only if none could be sent. */
 int st_sendmmsg(st_netfd_t fd, struct st_mmsghdr *msgvec, unsigned int vlen, int flags,
                 st_utime_t timeout);
+
+/* Extension: wake-up coalescing. While the process is woken for I/O more often than every
+ * interval_us / 2 on average, each wait that would block first sleeps out the rest of the
+ * interval since the last wake-up, so events are taken in batches; it stops once events are
+ * sparse again. 0 (the default) turns it off. st_wakeup_naps() counts those sleeps. */
+void st_set_wakeup_coalesce(st_utime_t interval_us);
+unsigned long long st_wakeup_naps(void);
 
 #ifdef __cplusplus
 }

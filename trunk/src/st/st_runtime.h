@@ -160,6 +160,14 @@ struct st_runtime {
     int fdtab_size;
     struct epoll_event events[ST_EPOLL_BATCH];
 
+    /* wake-up coalescing (st_set_wakeup_coalesce), off while coalesce_us is 0 */
+    st_utime_t coalesce_us;
+    int coalescing;          /* busy: naps before blocking waits */
+    st_utime_t last_wake;    /* when the last blocking wait returned events */
+    st_utime_t gap_avg;      /* not coalescing: moving average of the gaps between wake-ups */
+    st_utime_t blocked_avg;  /* coalescing: moving average of what a wait still blocked */
+    unsigned long long naps;
+
     /* time */
     int timecache_on;
     time_t cached_time;

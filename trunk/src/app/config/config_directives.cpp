@@ -213,6 +213,10 @@ std::vector<DirectiveSpec> build_table() {
                                                        "inotify_auto_reload.")),
         Float("tcmalloc_release_rate", "0.8", 0, 10, kLive, "How eagerly tcmalloc returns unused memory to the "
                                                             "system, 0 never, 10 at once (--gperf=on builds)."),
+        Int("wakeup_coalesce_us", "1000", 0, 100000, kLive,
+            "Under load (I/O wake-ups less than half this apart on average), wake for I/O at most once per "
+            "this many us, so reads find batches; idle or light load never waits. 0: off. Off while any vhost "
+            "has min_latency on."),
         NotYet(Bool("query_latest_version", "off", kRestart, "Ask the project's server which version is the latest.")),
         NotYet(Int("first_wait_for_qlv", "300", 0, 86400, kRestart, "Seconds before the first version query.")),
         NotYet(Bool("is_full", "off", kRestart, "Marks a reference conf; has no effect on the server.")),
@@ -396,9 +400,11 @@ std::vector<DirectiveSpec> build_table() {
                                                                "changed.")),
 
         Block("vhost.publish", "How streams are received from publishers."),
-        Bool("vhost.publish.mr", "off", kLive, "Merged read: after a read of under 4 KiB the publisher's next read "
-                                              "waits mr_latency, so one read takes many messages (less CPU, up to "
-                                              "mr_latency more delay). Ignored with min_latency on."),
+        Bool("vhost.publish.mr", "off", kLive, "Merged read: after a read that empties the socket the publisher's "
+                                              "next read waits mr_latency, so one read takes many messages (less "
+                                              "CPU, up to mr_latency more delay). Not written: the same only under "
+                                              "load, within a budget of 10,000 reads a second for all publishers "
+                                              "(docs/rtmp.md); off written: never. Ignored with min_latency on."),
         Int("vhost.publish.mr_latency", "350", 0, 10000, kLive, "Merged read: ms the next read waits; 0: no wait."),
         Int("vhost.publish.firstpkt_timeout", "20000", 0, kHourMs, kLive, "ms to wait for the first packet."),
         Int("vhost.publish.normal_timeout", "5000", 0, kHourMs, kLive, "ms to wait for each later packet."),

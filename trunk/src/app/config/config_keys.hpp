@@ -38,6 +38,11 @@ inline constexpr GlobalKey<bool> asprocess{"asprocess"};
 // once (--gperf=on builds).
 inline constexpr GlobalKey<double> tcmalloc_release_rate{"tcmalloc_release_rate"};
 
+// wakeup_coalesce_us: Under load (I/O wake-ups less than half this apart on average), wake for I/O
+// at most once per this many us, so reads find batches; idle or light load never waits. 0: off. Off
+// while any vhost has min_latency on.
+inline constexpr GlobalKey<int64_t> wakeup_coalesce_us{"wakeup_coalesce_us"};
+
 // srs_log_tank: Where the log goes.
 inline constexpr GlobalKey<std::string> srs_log_tank{"srs_log_tank"};
 
@@ -264,9 +269,10 @@ inline constexpr VhostKey<int64_t> vhost_play_mw_latency{"vhost.play.mw_latency"
 // vhost.play.mw_msgs: Merged write: messages a player waits for before a write.
 inline constexpr VhostKey<int64_t> vhost_play_mw_msgs{"vhost.play.mw_msgs"};
 
-// vhost.publish.mr: Merged read: after a read of under 4 KiB the publisher's next read waits
-// mr_latency, so one read takes many messages (less CPU, up to mr_latency more delay). Ignored with
-// min_latency on.
+// vhost.publish.mr: Merged read: after a read that empties the socket the publisher's next read
+// waits mr_latency, so one read takes many messages (less CPU, up to mr_latency more delay). Not
+// written: the same only under load, within a budget of 10,000 reads a second for all publishers
+// (docs/rtmp.md); off written: never. Ignored with min_latency on.
 inline constexpr VhostKey<bool> vhost_publish_mr{"vhost.publish.mr"};
 
 // vhost.publish.mr_latency: Merged read: ms the next read waits; 0: no wait.

@@ -8,6 +8,7 @@
 #include "app/rtmp/rtmp_conn.hpp"
 #include "app/api/tcmalloc_api.hpp"
 #include "app/registry/registry_factory.hpp"
+#include "app/server/wakeup_coalesce.hpp"
 #include "core/log.hpp"
 #include "io/runtime.hpp"
 #include "protocol/tls/tls_client.hpp"
@@ -63,6 +64,7 @@ Error Server::initialize() {
         return SRS_WRAP(err, "signals");
     }
     apply_tcmalloc_release_rate(*config_);
+    apply_wakeup_coalesce(*config_);
     if (Error err = blocking_worker_.start(); !err.ok()) return SRS_WRAP(err, "blocking worker");
     if (Error err = start_http_client(); !err.ok()) return SRS_WRAP(err, "http client");
     hooks_.set_client_options(http_options_);
@@ -368,6 +370,7 @@ Error Server::reload() {
     // old one alive until they are dropped.
     config_ = std::move(fresh);
     apply_tcmalloc_release_rate(*config_);
+    apply_wakeup_coalesce(*config_);
     if (relisten) {
         if (Error err = listen_rtmp(); !err.ok()) return SRS_WRAP(err, "reload listen");
     }
