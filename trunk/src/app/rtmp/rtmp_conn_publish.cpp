@@ -1,5 +1,6 @@
 // The publishing side of an RTMP connection.
 #include "app/live/live_source.hpp"
+#include "app/rtmp/publish_read_batching.hpp"
 #include "app/rtmp/rtmp_conn.hpp"
 
 #include "core/log.hpp"
@@ -23,6 +24,19 @@ class PublishGuard {
   private:
     LiveSource* source_;
 };
+
+// The wait before a publisher's next read after a small one (see
+// PublishReadBatching): the live sources count the load.
+utime_t read_wait_us(const Config& config, const std::string& vhost, size_t streams, utime_t message_interval) {
+    PublishReadInputs in;
+    in.mr = config.get(vhost, keys::vhost_publish_mr);
+    in.mr_set = config.is_set(vhost, keys::vhost_publish_mr);
+    in.mr_latency_ms = static_cast<int>(config.get(vhost, keys::vhost_publish_mr_latency));
+    in.min_latency = config.get(vhost, keys::vhost_min_latency);
+    in.active_streams = streams;
+    in.message_interval_us = message_interval;
+    return PublishReadBatching::wait_us(in);
+}
 
 }  // namespace
 
@@ -106,8 +120,11 @@ Error RtmpServerConnection::publish_loop(LiveSource* source) {
     utime_t normal_timeout = config->get(req_.vhost, keys::vhost_publish_normal_timeout) * kUsPerMs;
     utime_t pithy_us = config->get(keys::pithy_print_ms) * kUsPerMs;
     socket()->set_recv_timeout(first_timeout);
-    int mr_ms = merged_read_ms();
-    transport_.set_merged_read(mr_ms * kUsPerMs);
+    utime_t read_wait = read_wait_us(*config, req_.vhost, ctx_->sources().size(), 0);
+    transport_.set_merged_read(read_wait);
+    // The load and this publisher's message rate change: look again now and then.
+    utime_t last_load_check = monotonic_us();
+    uint64_t msgs_at_check = 0;
 
     bool got_media = false;
     uint64_t msgs = 0;
@@ -134,17 +151,24 @@ Error RtmpServerConnection::publish_loop(LiveSource* source) {
         if (done) return Error();
 
         utime_t now = monotonic_us();
+        if (now - last_load_check >= kUsPerSecond) {
+            utime_t interval = msgs > msgs_at_check ? (now - last_load_check) / (utime_t)(msgs - msgs_at_check) : 0;
+            read_wait = read_wait_us(*ctx_->config(), req_.vhost, ctx_->sources().size(), interval);
+            transport_.set_merged_read(read_wait);
+            last_load_check = now;
+            msgs_at_check = msgs;
+        }
         if (now - last_print >= pithy_us) {
             uint64_t bytes = socket()->recv_bytes();
             int ikbps = (int)((bytes - last_bytes) * 8 * 1000 / (uint64_t)(now - last_print));
-            srs_trace("<- CPB time=%d ms, msgs=%llu, ikbps=%d, okbps=0, mr=%d/%d, stream=%s",
+            // mr: SRS's merged read as configured; rwait: the read wait in
+            // force, mr's or the load's (PublishReadBatching).
+            int mr_ms = merged_read_ms();
+            srs_trace("<- CPB time=%d ms, msgs=%llu, ikbps=%d, okbps=0, mr=%d/%d, rwait=%dms, stream=%s",
                       (int)((now - start) / kUsPerMs), (unsigned long long)msgs, ikbps, mr_ms > 0 ? 1 : 0, mr_ms,
-                      req_.stream_url().c_str());
+                      (int)(read_wait / kUsPerMs), req_.stream_url().c_str());
             last_print = now;
             last_bytes = bytes;
-            // A reload may have turned merged read on or off.
-            mr_ms = merged_read_ms();
-            transport_.set_merged_read(mr_ms * kUsPerMs);
         }
     }
 }

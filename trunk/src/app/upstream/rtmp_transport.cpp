@@ -32,7 +32,7 @@ Error RtmpTransport::read_more() {
     // bit rate would outrun one small read per wait.
     const size_t min_free = merged_read_us_ > 0 ? kMergedReadBuffer : kMinRead;
     if (!in_.ensure_free(min_free)) return SRS_ERR(kErrorBufferOverflow, "rtmp input buffer full");
-    if (merged_read_us_ > 0 && last_read_small_) {
+    if (merged_read_us_ > 0 && last_read_drained_) {
         // While we sleep, every arriving packet would still wake the process
         // through epoll for nothing: raise the low-water mark so only a big
         // backlog (or EOF) does, and lower it again to read.
@@ -45,8 +45,8 @@ Error RtmpTransport::read_more() {
     const size_t asked = in_.free_size();
     if (Error err = sock_->read(in_.free_space(), asked, &n); !err.ok()) return err;
     in_.commit(n);
-    // Small, and the socket is empty (a full read may have left more behind).
-    last_read_small_ = n < kMergedReadSmall && n < asked;
+    // Less than asked: the socket is empty (a full read may have left more behind).
+    last_read_drained_ = n < asked;
     return Error();
 }
 

@@ -47,12 +47,13 @@ class RtmpTransport {
         return flush();
     }
 
-    // Merged read (SRS's publish.mr): after a read of less than
-    // kMergedReadSmall bytes the next read waits `us` first, so the kernel
-    // gathers several messages into one read (and one ACK) instead of one
-    // read, wakeup and ACK per message. 0 turns it off. The messages already
-    // read are not delayed: only the next read is.
-    static const size_t kMergedReadSmall = 4096;
+    // Merged read (SRS's publish.mr, and the publishers' read budget): after
+    // a read that emptied the socket the next read waits `us` first, so the
+    // kernel gathers several messages into one read (and one ACK) instead of
+    // one read, wakeup and ACK per message. 0 turns it off. The messages
+    // already read are not delayed: only the next read is. (A rule of "less
+    // than 4 KiB read" would take a wait's whole batch for a busy socket and
+    // read again at once, for one message: two reads per wait.)
     void set_merged_read(utime_t us) { merged_read_us_ = us; }
     // A player only sends acks and small commands once it plays: its read
     // buffer shrinks to kPlayerInput and a poll reads into whatever room is
@@ -74,7 +75,7 @@ class RtmpTransport {
     bool complex_ = false;
     bool corked_ = false;
     utime_t merged_read_us_ = 0;
-    bool last_read_small_ = false;
+    bool last_read_drained_ = false;
     size_t poll_room_;  // free bytes a poll wants before it reads
 };
 
