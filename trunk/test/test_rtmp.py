@@ -378,7 +378,8 @@ def read_syscalls(pid):
 def test_merged_read_batches_publisher_reads(srs_factory, media):
     """publish.mr: the publisher's socket is read a few times per mr_latency
     instead of once per message, the stream still plays, and the status line
-    says mr=1/350. min_latency turns it off."""
+    says mr=1/350. min_latency turns it off, and a lone publisher without mr
+    in the conf is read as each message comes (the read budget stays off)."""
     rates = {}
     for mode, vhost in (("off", ""), ("on", "publish { mr on; mr_latency 350; }"),
                         ("realtime", "min_latency on; publish { mr on; mr_latency 350; }")):
@@ -398,6 +399,10 @@ def test_merged_read_batches_publisher_reads(srs_factory, media):
             assert wait_until(lambda: "<- CPB" in srs.log(), timeout=5)
             expect = "mr=1/350" if mode == "on" else "mr=0/0"
             assert expect in srs.log(), (mode, [l for l in srs.log().splitlines() if "<- CPB" in l][-1:])
+            # The wait in force: mr's, or none for a lone publisher (the read
+            # budget waits only with hundreds of streams) and realtime.
+            rwait = "rwait=350ms" if mode == "on" else "rwait=0ms"
+            assert rwait in srs.log(), (mode, [l for l in srs.log().splitlines() if "<- CPB" in l][-1:])
         finally:
             pub.stop()
         srs.stop()

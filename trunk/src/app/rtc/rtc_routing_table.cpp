@@ -8,21 +8,6 @@
 
 namespace srs {
 
-bool RtcAddressKey::operator==(const RtcAddressKey& o) const {
-    return family == o.family && port == o.port && memcmp(ip, o.ip, sizeof(ip)) == 0;
-}
-
-size_t RtcAddressKeyHash::operator()(const RtcAddressKey& k) const {
-    uint64_t h = 1469598103934665603ull;
-    auto mix = [&h](uint8_t b) { h = (h ^ b) * 1099511628211ull; };
-    mix(k.family);
-    mix(static_cast<uint8_t>(k.port));
-    mix(static_cast<uint8_t>(k.port >> 8));
-    size_t n = k.family == StunAddress::kIpv4 ? 4 : 16;
-    for (size_t i = 0; i < n; i++) mix(k.ip[i]);
-    return static_cast<size_t>(h);
-}
-
 RtcAddressKey rtc_address_key(const StunAddress& a) {
     RtcAddressKey k;
     k.family = a.family;
@@ -39,8 +24,7 @@ RtcSession* RtcRoutingTable::find_by_ufrag(const std::string& ufrag) const {
 }
 
 RtcSession* RtcRoutingTable::find_by_address(const StunAddress& addr) const {
-    auto it = by_addr_.find(rtc_address_key(addr));
-    return it == by_addr_.end() ? nullptr : it->second;
+    return by_addr_.find(rtc_address_key(addr));
 }
 
 Error RtcRoutingTable::find(const uint8_t* data, size_t size, const StunAddress& from, RtcSession** session) const {
@@ -69,14 +53,8 @@ void RtcRoutingTable::unbind(RtcSession* session) {
 
 void RtcRoutingTable::bind(RtcSession* session, const StunAddress& addr) {
     unbind(session);
-    RtcAddressKey key = rtc_address_key(addr);
-    auto taken = by_addr_.find(key);
-    if (taken != by_addr_.end()) {
-        addr_of_.erase(taken->second);
-        taken->second = session;
-    } else {
-        by_addr_.emplace(key, session);
-    }
+    // A session that had addr loses it (unbind() above took session's own).
+    if (RtcSession* taken = by_addr_.put(rtc_address_key(addr), session)) addr_of_.erase(taken);
     addr_of_[session] = addr;
 }
 

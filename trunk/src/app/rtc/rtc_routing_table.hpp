@@ -15,6 +15,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "app/rtc/rtc_address_table.hpp"
+
 #include "core/error.hpp"
 #include "core/clock.hpp"
 #include "kernel/stun/stun.hpp"
@@ -23,16 +25,7 @@ namespace srs {
 
 class RtcSession;
 
-// A transport address as a hashable key.
-struct RtcAddressKey {
-    uint8_t family = 0;
-    uint16_t port = 0;
-    uint8_t ip[16] = {};
-    bool operator==(const RtcAddressKey& o) const;
-};
-struct RtcAddressKeyHash {
-    size_t operator()(const RtcAddressKey& k) const;
-};
+// The key of a STUN address in the table.
 RtcAddressKey rtc_address_key(const StunAddress& a);
 
 class RtcRoutingTable {
@@ -77,7 +70,7 @@ class RtcRoutingTable {
     void unbind(RtcSession* session);
 
     std::map<std::string, RtcSession*> by_ufrag_;
-    std::unordered_map<RtcAddressKey, RtcSession*, RtcAddressKeyHash> by_addr_;
+    RtcAddressTable by_addr_;
     // The other way: each bound session's one address.
     std::unordered_map<const RtcSession*, StunAddress> addr_of_;
     struct Ended {
