@@ -92,7 +92,7 @@ void usage(const char* argv0) {
            "  -m MS        report interval (default 5000)\n"
            "  -t SECONDS   run time; 0 runs until SIGINT/SIGTERM (default 0)\n"
            "  --timeout MS connect/receive timeout of a player (default 10000)\n"
-           "  --read-wait MS  after a read of under 4 KiB wait MS before the next one, so a\n"
+           "  --read-wait MS  after a read that emptied the socket wait MS before the next, so a\n"
            "               server that writes message by message is read in batches (default 0)\n"
            "  --json       print the summary as one JSON object on the last line\n"
            "Exit code: 0, or 1 when a verification failed (timestamps going back, a session\n"
