@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -47,6 +48,24 @@ st_thread_t spawn(F &&f)
 inline void join(st_thread_t t)
 {
     ASSERT_EQ(0, st_thread_join(t, nullptr));
+}
+
+// Runs `wait` (a call that blocks and returns -1 with errno) in a new coroutine, interrupts it
+// a millisecond later and checks that it returned -1 with EINTR.
+template <class F>
+void expect_interrupted(F &&wait)
+{
+    long rv = 0;
+    int err = 0;
+    st_thread_t t = spawn([&] {
+        rv = static_cast<long>(wait());
+        err = errno;
+    });
+    st_usleep(1000);
+    st_thread_interrupt(t);
+    join(t);
+    EXPECT_EQ(-1, rv);
+    EXPECT_EQ(EINTR, err);
 }
 
 inline void join_all(const std::vector<st_thread_t> &ts)
