@@ -17,7 +17,10 @@ ConsumerOptions consumer_options(const Config& config, const std::string& vhost)
 }
 
 utime_t player_wait_us(const ConsumerOptions& options) {
-    utime_t wait_us = options.realtime ? kPlayerIdleWaitUs : std::min(options.mw_latency_us, kPlayerIdleWaitUs);
+    // Half a period past the grid point the fan-out wakes the player at, so
+    // the fan-out wins and the timer only covers a stalled publisher.
+    utime_t merged = options.mw_latency_us + options.mw_latency_us / 2;
+    utime_t wait_us = options.realtime ? kPlayerIdleWaitUs : std::min(merged, 2 * kPlayerIdleWaitUs);
     return wait_us > 0 ? wait_us : kPlayerIdleWaitUs;
 }
 

@@ -28,7 +28,8 @@ ConsumerOptions consumer_options(const Config& config, const std::string& vhost)
 
 // How long one wait of the player loop lasts: realtime players wake per
 // message anyway, so they wait the idle bound; merged-write players wait
-// mw_latency, at most the idle bound.
+// 1.5 x mw_latency (the source wakes them on its mw_latency grid), at most
+// twice the idle bound.
 utime_t player_wait_us(const ConsumerOptions& options);
 
 }  // namespace srs

@@ -9,7 +9,10 @@ LiveConsumer::LiveConsumer(LiveSource* source, const ConsumerOptions& options)
     : source_(source), options_(options) {}
 
 LiveConsumer::~LiveConsumer() {
-    if (source_) source_->remove_consumer(this);
+    if (source_) {
+        if (waiter_index_ != kNotWaiting) source_->remove_waiter(this);
+        source_->remove_consumer(this);
+    }
 }
 
 // Metadata and sequence headers lead a new player's queue with the stream's
@@ -35,10 +38,23 @@ void LiveConsumer::find_first_media() {
     }
 }
 
+// The media time at which a merged-write batch whose first media message
+// has timestamp first_ms is due: the next multiple of mw_latency after it.
+// Every player of a source with the same mw_latency is due at the same
+// message, so the fan-out wakes them together and their writes run back to
+// back (as one writer walking all players would), instead of each on its
+// own phase; a batch still spans one mw_latency in the steady state and no
+// message waits longer than that.
+int64_t merged_write_due_ms(int64_t first_ms, int64_t mw_ms) {
+    if (mw_ms <= 0) return first_ms;
+    return (first_ms / mw_ms + 1) * mw_ms;
+}
+
 bool LiveConsumer::ready() const {
     if (queue_.empty()) return false;
     if (options_.realtime || primed_) return true;
-    return static_cast<int>(queue_.size()) > options_.mw_msgs && duration_us() >= options_.mw_latency_us;
+    if (static_cast<int>(queue_.size()) <= options_.mw_msgs || first_media_ts_ < 0) return false;
+    return static_cast<int64_t>(last_ts_) >= merged_write_due_ms(first_media_ts_, options_.mw_latency_us / kUsPerMs);
 }
 
 void LiveConsumer::enqueue(const LiveMessagePtr& msg) {
@@ -60,12 +76,12 @@ void LiveConsumer::enqueue(const LiveMessagePtr& msg) {
     queue_.push_back(msg);
     last_ts_ = msg->timestamp();
     if (first_media_ts_ < 0 && measures_lag(*msg)) first_media_ts_ = msg->timestamp();
-    if (duration_us() > options_.queue_length_us) shrink();
+    if (duration_us() > options_.queue_length_us) shrink(0);
     if (waiting_ && ready()) cond_.signal();
 }
 
-void LiveConsumer::shrink() {
-    size_t n = queue_.size();
+void LiveConsumer::shrink(uint64_t missed) {
+    size_t n = queue_.size() + missed;
     queue_.clear();
     if (video_sh_) queue_.push_back(video_sh_);
     if (audio_sh_) queue_.push_back(audio_sh_);
@@ -90,14 +106,44 @@ void LiveConsumer::wakeup() {
     if (waiting_) cond_.signal();
 }
 
+void LiveConsumer::catch_up() {
+    if (!source_) return;
+    const LiveMessageLog& log = source_->message_log();
+    if (cursor_ < log.base()) {
+        // The log let go of messages this player never took: it is more
+        // than a queue_length behind, so it starts over at a keyframe.
+        uint64_t missed = log.base() - cursor_;
+        cursor_ = log.base();
+        shrink(missed);
+    }
+    for (; cursor_ < log.end(); cursor_++) enqueue(log.at(cursor_));
+}
+
+int64_t LiveConsumer::due_ms() const {
+    int64_t mw_ms = options_.mw_latency_us / kUsPerMs;
+    if (options_.realtime || mw_ms <= 0) return -1;  // every message
+    if (first_media_ts_ >= 0) {
+        int64_t due = merged_write_due_ms(first_media_ts_, mw_ms);
+        if (static_cast<int64_t>(last_ts_) < due) return due;
+    }
+    // No media queued yet, or due but short of mw_msgs: the next grid point.
+    return merged_write_due_ms(last_ts_, mw_ms);
+}
+
 void LiveConsumer::wait(utime_t timeout_us) {
+    catch_up();
     if (ready() || unpublished_ || republished_) return;
+    if (source_) source_->add_waiter(this, due_ms());
     waiting_ = true;
     cond_.wait(timeout_us);
     waiting_ = false;
+    // Woken by the timeout or wakeup(), not by the source.
+    if (source_ && waiter_index_ != kNotWaiting) source_->remove_waiter(this);
+    catch_up();  // size() counts what the next dump takes
 }
 
 size_t LiveConsumer::dump(std::vector<LiveMessagePtr>* out, size_t max) {
+    catch_up();
     size_t n = 0;
     uint64_t bytes = 0;
     while (n < max && !queue_.empty()) {

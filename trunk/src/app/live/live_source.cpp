@@ -57,7 +57,10 @@ LiveSource::LiveSource(std::string vhost, std::string app, std::string stream)
 LiveSource::~LiveSource() {
     forward_.reset();
     bridge_.reset();
-    for (LiveConsumer* c : consumers_) c->detach();
+    for (LiveConsumer* c : consumers_) {
+        c->set_waiter_index(LiveConsumer::kNotWaiting);
+        c->detach();
+    }
 }
 
 Error LiveSource::on_publish(const std::string& publisher_cid, const SourceOptions& options) {
@@ -184,14 +187,79 @@ Error LiveSource::on_video(uint32_t timestamp, SharedBytes payload) {
     return Error();
 }
 
+// One append for all players, whatever their number; the players due at
+// this message's timestamp are woken together (see merged_write_due_ms).
 void LiveSource::fan_out(const LiveMessagePtr& msg) {
-    for (LiveConsumer* c : consumers_) c->enqueue(msg);
+    if (!consumers_.empty()) {
+        log_.append(msg);
+        if (log_.trim_due()) trim_log();
+        wake_due(msg->timestamp());
+    }
     if (bridge_) bridge_->on_live_message(msg);
     if (forward_) forward_->on_live_message(msg);  // the publish bridges (HLS and DVR write every message)
 }
 
+void LiveSource::wake_due(int64_t ts) {
+    bool back = ts < last_logged_ts_;
+    last_logged_ts_ = ts;
+    if (waiters_.empty() || (!back && ts < min_due_ms_)) return;
+    size_t kept = 0;
+    int64_t next_due = INT64_MAX;
+    for (const Waiter& w : waiters_) {
+        if (back || w.due_ms <= ts) {
+            w.consumer->on_due();
+            continue;
+        }
+        w.consumer->set_waiter_index(kept);
+        next_due = std::min(next_due, w.due_ms);
+        waiters_[kept++] = w;
+    }
+    waiters_.resize(kept);
+    min_due_ms_ = next_due;
+}
+
+void LiveSource::add_waiter(LiveConsumer* consumer, int64_t due_ms) {
+    if (consumer->waiter_index() != LiveConsumer::kNotWaiting) return;
+    consumer->set_waiter_index(waiters_.size());
+    waiters_.push_back(Waiter{consumer, due_ms});
+    min_due_ms_ = std::min(min_due_ms_, due_ms);
+}
+
+void LiveSource::remove_waiter(LiveConsumer* consumer) {
+    size_t i = consumer->waiter_index();
+    if (i == LiveConsumer::kNotWaiting || i >= waiters_.size() || waiters_[i].consumer != consumer) return;
+    waiters_[i] = waiters_.back();
+    waiters_[i].consumer->set_waiter_index(i);
+    waiters_.pop_back();
+    consumer->set_waiter_index(LiveConsumer::kNotWaiting);
+}
+
+// Walks the consumers once per doubling of the log: drops what all of them
+// have read, and what is older than the longest queue any of them keeps
+// (one that far behind shrinks to a keyframe when it reads on).
+void LiveSource::trim_log() {
+    uint64_t oldest = log_.end();
+    utime_t longest_us = 0;
+    for (const LiveConsumer* c : consumers_) {
+        oldest = std::min(oldest, c->cursor());
+        longest_us = std::max(longest_us, c->options().queue_length_us);
+    }
+    log_.trim_to(oldest);
+    log_.trim_older_than(longest_us / kUsPerMs + 1000);
+    log_.trimmed();
+    // A player the log moved past is stuck (in a write to a peer that does
+    // not read): it drops to a keyframe now, not when it wakes, so the drop
+    // shows (log, API) while it happens, as with SRS's queue shrink.
+    if (log_.base() > oldest) {
+        for (LiveConsumer* c : consumers_) {
+            if (c->cursor() < log_.base()) c->catch_up();
+        }
+    }
+}
+
 LiveConsumer* LiveSource::create_consumer(const ConsumerOptions& options) {
     auto* consumer = new LiveConsumer(this, options);
+    consumer->follow(log_.end());
     if (metadata_) consumer->enqueue(metadata_);
     if (video_sh_) consumer->enqueue(video_sh_);
     if (audio_sh_) consumer->enqueue(audio_sh_);
@@ -211,6 +279,10 @@ void LiveSource::remove_consumer(LiveConsumer* consumer) {
     if (it != consumers_.end()) {
         consumers_.erase(it);
         dropped_by_removed_ += consumer->dropped();
+    }
+    if (consumers_.empty()) {
+        log_.clear();
+        log_.trimmed();
     }
     touch_idle();
 }

@@ -14,6 +14,7 @@
 #include "app/stats/kbps.hpp"
 #include "app/live/live_consumer.hpp"
 #include "app/live/live_message.hpp"
+#include "app/live/live_message_log.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "kernel/codec/media_codec.hpp"
@@ -96,6 +97,13 @@ class LiveSource {
     // A new consumer, primed with metadata, sequence headers and the GOP.
     LiveConsumer* create_consumer(const ConsumerOptions& options);
     void remove_consumer(LiveConsumer* consumer);
+    // What the consumers read (LiveConsumer::catch_up).
+    const LiveMessageLog& message_log() const { return log_; }
+    // A consumer waits until a message with timestamp >= due_ms (-1: any
+    // message; any too when timestamps go back) is logged.
+    void add_waiter(LiveConsumer* consumer, int64_t due_ms);
+    void remove_waiter(LiveConsumer* consumer);
+    size_t waiter_count() const { return waiters_.size(); }
     size_t consumer_count() const { return consumers_.size(); }
     // Messages its players' queues dropped (queue shrinks), those that left
     // included: never goes down.
@@ -157,7 +165,14 @@ class LiveSource {
 
   private:
     void fan_out(const LiveMessagePtr& msg);
+    void wake_due(int64_t ts);
+    void trim_log();
     void touch_idle();
+
+    struct Waiter {
+        LiveConsumer* consumer;
+        int64_t due_ms;
+    };
 
     std::string vhost_, app_, stream_;
     bool publishing_ = false;
@@ -170,6 +185,10 @@ class LiveSource {
     LiveMessagePtr audio_sh_;
     GopCache gop_;
     std::vector<LiveConsumer*> consumers_;
+    LiveMessageLog log_;  // read by consumers_, each at its own cursor
+    std::vector<Waiter> waiters_;
+    int64_t min_due_ms_ = INT64_MAX;  // no waiter is due before it
+    int64_t last_logged_ts_ = 0;
     VideoCodecConfig video_config_;
     AudioCodecConfig audio_config_;
     bool has_video_config_ = false;

@@ -123,6 +123,54 @@ TEST_F(AppLiveTest, MergedWriteWaitsForEnoughMessagesAndTime) {
     EXPECT_EQ(c.size(), 0u);
 }
 
+TEST(AppMergedWrite, DueAtTheNextGridPoint) {
+    EXPECT_EQ(merged_write_due_ms(0, 350), 350);
+    EXPECT_EQ(merged_write_due_ms(349, 350), 350);
+    EXPECT_EQ(merged_write_due_ms(350, 350), 700);
+    EXPECT_EQ(merged_write_due_ms(1000, 350), 1050);
+    EXPECT_EQ(merged_write_due_ms(77, 0), 77);  // no merged write: due at once
+}
+
+// Players that joined at different times become ready on the same message
+// (the grid point), so the fan-out wakes them together; before it neither
+// is, though the early one's queue spans almost mw_latency.
+TEST_F(AppLiveTest, MergedWritePlayersAreDueTogether) {
+    ConsumerOptions opts;
+    opts.mw_latency_us = 350 * kUsPerMs;
+    opts.mw_msgs = 2;
+    LiveConsumer early(nullptr, opts), late(nullptr, opts);
+    uint32_t ts = 40;  // early's first media at 40 ms, late's at 240 ms
+    for (; ts < 240; ts += 20) early.enqueue(make(kAudio, ts));
+    for (; ts < 350; ts += 20) {
+        LiveMessagePtr m = make(kAudio, ts);
+        early.enqueue(m);
+        late.enqueue(m);
+        EXPECT_FALSE(early.ready()) << ts;
+        EXPECT_FALSE(late.ready()) << ts;
+    }
+    EXPECT_EQ(early.duration_us(), 300 * kUsPerMs);  // 40..340: not yet due
+    LiveMessagePtr due = make(kAudio, 360);
+    early.enqueue(due);
+    late.enqueue(due);
+    EXPECT_TRUE(early.ready());
+    EXPECT_TRUE(late.ready());  // after 120 ms of its own
+    std::vector<LiveMessagePtr> out;
+    EXPECT_EQ(early.dump(&out, 100), 17u);  // 40..360
+    EXPECT_EQ(late.dump(&out, 100), 7u);    // 240..360
+    // Both start over on the same grid: due again at 700, not 380 + 350.
+    for (ts = 380; ts < 700; ts += 20) {
+        LiveMessagePtr m = make(kAudio, ts);
+        early.enqueue(m);
+        late.enqueue(m);
+    }
+    EXPECT_FALSE(early.ready());
+    LiveMessagePtr next = make(kAudio, 700);
+    early.enqueue(next);
+    late.enqueue(next);
+    EXPECT_TRUE(early.ready());
+    EXPECT_TRUE(late.ready());
+}
+
 TEST_F(AppLiveTest, RealtimeIsReadyWithOneMessage) {
     ConsumerOptions opts;
     opts.realtime = true;
@@ -197,6 +245,108 @@ TEST_F(AppLiveTest, JoiningConsumerGetsHeadersAndGop) {
     EXPECT_TRUE(c->take_unpublished());
 }
 
+// The source logs each message once; players read the log at their own
+// cursor, and the log keeps only what the slowest of them has not read.
+TEST_F(AppLiveTest, PlayersReadOneLogThatIsTrimmedBehindTheSlowest) {
+    LiveSource source("__defaultVhost__", "live", "s");
+    ASSERT_TRUE(source.on_publish("pub", SourceOptions()).ok());
+    ConsumerOptions opts;
+    std::unique_ptr<LiveConsumer> a(source.create_consumer(opts));
+    std::unique_ptr<LiveConsumer> b(source.create_consumer(opts));
+    ASSERT_TRUE(source.on_video(0, video(true)).ok());
+    std::vector<LiveMessagePtr> got_a, got_b;
+    uint32_t ts = 40;
+    for (int i = 0; i < 300; i++, ts += 20) {
+        ASSERT_TRUE(source.on_audio(ts, audio()).ok());
+        if (i % 10 == 0) a->dump(&got_a, 1000);  // a reads now and then, b not yet
+    }
+    a->dump(&got_a, 1000);
+    EXPECT_EQ(got_a.size(), 301u);
+    EXPECT_GE(source.message_log().size(), 301u);  // b has read nothing: all kept
+    b->dump(&got_b, 1000);
+    ASSERT_EQ(got_b.size(), 301u);
+    for (size_t i = 0; i < got_a.size(); i++) EXPECT_EQ(got_a[i].get(), got_b[i].get()) << i;  // shared, in order
+    EXPECT_EQ(a->size(), 0u);
+    // Both caught up: the next trim drops everything read.
+    for (int i = 0; i < 700; i++, ts += 20) {
+        ASSERT_TRUE(source.on_audio(ts, audio()).ok());
+        a->dump(&got_a, 1000);
+        b->dump(&got_b, 1000);
+    }
+    EXPECT_LT(source.message_log().size(), 2 * LiveMessageLog::kMinTrimSize);
+    EXPECT_EQ(got_a.size(), 1001u);
+    EXPECT_EQ(got_b.size(), 1001u);
+    EXPECT_EQ(a->dropped() + b->dropped(), 0u);
+    // The last player leaves: nothing is kept.
+    a.reset();
+    b.reset();
+    EXPECT_TRUE(source.message_log().empty());
+}
+
+// A player that stops reading holds the log back at most its queue_length
+// (and a second): past that the log lets go, and the player resumes at the
+// next keyframe with the sequence headers, its drop counted.
+TEST_F(AppLiveTest, ALogThatMovedPastAPlayerDropsItToAKeyframe) {
+    LiveSource source("__defaultVhost__", "live", "s");
+    ASSERT_TRUE(source.on_publish("pub", SourceOptions()).ok());
+    ASSERT_TRUE(source.on_video(0, video(true, true)).ok());
+    ConsumerOptions opts;
+    opts.queue_length_us = 2 * kUsPerSecond;
+    std::unique_ptr<LiveConsumer> stuck(source.create_consumer(opts));
+    std::vector<LiveMessagePtr> out;
+    stuck->dump(&out, 100);  // the primed header
+    out.clear();
+    uint32_t ts = 40;
+    for (; ts < 20000; ts += 40) ASSERT_TRUE(source.on_video(ts, video(ts % 2000 == 40)).ok());
+    // 500 messages were sent; the log holds about 3 s of them (75), at most twice that.
+    EXPECT_LE(source.message_log().size(), 2 * 76u);
+    stuck->dump(&out, 1000);
+    ASSERT_FALSE(out.empty());
+    EXPECT_TRUE(out[0]->is_sequence_header());
+    EXPECT_GT(stuck->dropped(), 400u);
+    for (; ts < 21500; ts += 40) ASSERT_TRUE(source.on_video(ts, video(ts % 2000 == 40)).ok());
+    stuck->dump(&out, 1000);
+    // After the header, it resumes at a keyframe and then gets every message.
+    ASSERT_GT(out.size(), 2u);
+    EXPECT_TRUE(out[1]->is_keyframe());
+    for (size_t i = 2; i < out.size(); i++) EXPECT_EQ(out[i]->timestamp(), out[i - 1]->timestamp() + 40) << i;
+}
+
+// Waiters are woken by the first message at or past their due timestamp,
+// all of them on the same message; a timestamp that goes back wakes all.
+TEST_F(AppLiveTest, WaitersAreWokenAtTheirDueTimestamp) {
+    LiveSource source("__defaultVhost__", "live", "s");
+    SourceOptions so;
+    so.jitter = TimeJitter::kOff;
+    ASSERT_TRUE(source.on_publish("pub", so).ok());
+    ConsumerOptions opts;
+    std::unique_ptr<LiveConsumer> a(source.create_consumer(opts));
+    std::unique_ptr<LiveConsumer> b(source.create_consumer(opts));
+    std::unique_ptr<LiveConsumer> c(source.create_consumer(opts));
+    source.add_waiter(a.get(), 350);
+    source.add_waiter(b.get(), 350);
+    source.add_waiter(c.get(), 700);
+    EXPECT_EQ(source.waiter_count(), 3u);
+    ASSERT_TRUE(source.on_audio(340, audio()).ok());
+    EXPECT_EQ(source.waiter_count(), 3u);
+    ASSERT_TRUE(source.on_audio(360, audio()).ok());
+    EXPECT_EQ(source.waiter_count(), 1u);
+    EXPECT_EQ(a->waiter_index(), LiveConsumer::kNotWaiting);
+    EXPECT_EQ(b->waiter_index(), LiveConsumer::kNotWaiting);
+    EXPECT_EQ(c->waiter_index(), 0u);
+    source.add_waiter(a.get(), -1);  // realtime: any message
+    ASSERT_TRUE(source.on_audio(380, audio()).ok());
+    EXPECT_EQ(a->waiter_index(), LiveConsumer::kNotWaiting);
+    EXPECT_EQ(source.waiter_count(), 1u);
+    ASSERT_TRUE(source.on_audio(100, audio()).ok());  // back in time
+    EXPECT_EQ(source.waiter_count(), 0u);
+    // A player that leaves while waiting takes itself off.
+    source.add_waiter(b.get(), 5000);
+    b.reset();
+    EXPECT_EQ(source.waiter_count(), 0u);
+    ASSERT_TRUE(source.on_audio(6000, audio()).ok());
+}
+
 TEST_F(AppLiveTest, BadMediaIsAnError) {
     LiveSource source("__defaultVhost__", "live", "s");
     ASSERT_TRUE(source.on_publish("pub", SourceOptions()).ok());
@@ -240,6 +390,9 @@ TEST_F(AppLiveTest, DroppedMessagesOutliveTheirPlayersAndSources) {
     std::unique_ptr<LiveConsumer> b(source->create_consumer(opts));
     ASSERT_TRUE(source->on_video(0, video(true)).ok());
     for (uint32_t ts = 40; ts <= 2040; ts += 40) ASSERT_TRUE(source->on_video(ts, video(false)).ok());
+    std::vector<LiveMessagePtr> got;  // they see the drop when they read on
+    a->dump(&got, 1000);
+    b->dump(&got, 1000);
     ASSERT_GT(a->dropped(), 0u);
     uint64_t total = a->dropped() + b->dropped();
     EXPECT_EQ(source->dropped_messages(), total);

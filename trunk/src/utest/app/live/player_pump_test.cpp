@@ -245,9 +245,9 @@ TEST(AppConsumerOptions, WaitFormula) {
     EXPECT_EQ(player_wait_us(o), kPlayerIdleWaitUs);
     o.realtime = false;
     o.mw_latency_us = 350 * kUsPerMs;
-    EXPECT_EQ(player_wait_us(o), 350 * kUsPerMs);
+    EXPECT_EQ(player_wait_us(o), 525 * kUsPerMs);  // past the grid point, which wakes it first
     o.mw_latency_us = 3 * kUsPerSecond;
-    EXPECT_EQ(player_wait_us(o), kPlayerIdleWaitUs);
+    EXPECT_EQ(player_wait_us(o), 2 * kPlayerIdleWaitUs);
     o.mw_latency_us = 0;
     EXPECT_EQ(player_wait_us(o), kPlayerIdleWaitUs);
 }
