@@ -199,8 +199,13 @@ void LiveSource::fan_out(const LiveMessagePtr& msg) {
     if (forward_) forward_->on_live_message(msg);  // the publish bridges (HLS and DVR write every message)
 }
 
+// Timestamps that go back by more than this (a new publish with time_jitter
+// off, a wrap) wake every waiter, whose due times belong to the old clock.
+// Smaller steps back are one track trailing the other and wake nobody.
+static const int64_t kTimestampJumpBackMs = 1000;
+
 void LiveSource::wake_due(int64_t ts) {
-    bool back = ts < last_logged_ts_;
+    bool back = ts + kTimestampJumpBackMs < last_logged_ts_;
     last_logged_ts_ = ts;
     if (waiters_.empty() || (!back && ts < min_due_ms_)) return;
     size_t kept = 0;

@@ -100,7 +100,7 @@ class LiveSource {
     // What the consumers read (LiveConsumer::catch_up).
     const LiveMessageLog& message_log() const { return log_; }
     // A consumer waits until a message with timestamp >= due_ms (-1: any
-    // message; any too when timestamps go back) is logged.
+    // message; any too when timestamps jump back over a second) is logged.
     void add_waiter(LiveConsumer* consumer, int64_t due_ms);
     void remove_waiter(LiveConsumer* consumer);
     size_t waiter_count() const { return waiters_.size(); }

@@ -313,7 +313,8 @@ TEST_F(AppLiveTest, ALogThatMovedPastAPlayerDropsItToAKeyframe) {
 }
 
 // Waiters are woken by the first message at or past their due timestamp,
-// all of them on the same message; a timestamp that goes back wakes all.
+// all of them on the same message; a timestamp that jumps back a second or
+// more wakes all, a small step back (audio trailing video) none.
 TEST_F(AppLiveTest, WaitersAreWokenAtTheirDueTimestamp) {
     LiveSource source("__defaultVhost__", "live", "s");
     SourceOptions so;
@@ -338,7 +339,13 @@ TEST_F(AppLiveTest, WaitersAreWokenAtTheirDueTimestamp) {
     ASSERT_TRUE(source.on_audio(380, audio()).ok());
     EXPECT_EQ(a->waiter_index(), LiveConsumer::kNotWaiting);
     EXPECT_EQ(source.waiter_count(), 1u);
-    ASSERT_TRUE(source.on_audio(100, audio()).ok());  // back in time
+    ASSERT_TRUE(source.on_audio(370, audio()).ok());  // a small step back (one track behind): nobody
+    EXPECT_EQ(source.waiter_count(), 1u);
+    ASSERT_TRUE(source.on_audio(2000, audio()).ok());
+    EXPECT_EQ(source.waiter_count(), 0u);
+    source.add_waiter(a.get(), 2350);
+    source.add_waiter(c.get(), 2350);
+    ASSERT_TRUE(source.on_audio(100, audio()).ok());  // a jump back (a new clock): everyone
     EXPECT_EQ(source.waiter_count(), 0u);
     // A player that leaves while waiting takes itself off.
     source.add_waiter(b.get(), 5000);
