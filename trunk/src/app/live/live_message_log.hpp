@@ -6,9 +6,9 @@
 // 600 kbps, the largest piece of our code in the play profile. Now the
 // source appends once and each player copies what it has not seen when it
 // wakes, in one warm loop. The log keeps what the slowest player still
-// needs, never more than a time bound; a player that falls behind that
-// bound finds its messages gone and drops to the next keyframe, as its own
-// queue would have.
+// needs, up to a time bound (checked each time the log doubles); a player
+// that falls behind that bound loses its messages and drops to the next
+// keyframe, as its own queue would have.
 #pragma once
 
 #include <cstdint>
