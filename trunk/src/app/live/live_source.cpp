@@ -93,6 +93,12 @@ void LiveSource::on_unpublish() {
     metadata_.reset();
     video_sh_.reset();
     audio_sh_.reset();
+    // Each player takes what it has not read yet, so the old publish's
+    // messages leave the log now, as the GOP cache's do, rather than stay
+    // while players wait for the next publish.
+    for (LiveConsumer* c : consumers_) c->catch_up();
+    log_.clear();
+    log_.trimmed();
     for (LiveConsumer* c : consumers_) c->on_unpublish();
     touch_idle();
     srs_trace("source %s%s unpublished, consumers=%zu", vhost_.c_str(), url().c_str(), consumers_.size());

@@ -277,6 +277,12 @@ TEST_F(AppLiveTest, PlayersReadOneLogThatIsTrimmedBehindTheSlowest) {
     EXPECT_EQ(got_a.size(), 1001u);
     EXPECT_EQ(got_b.size(), 1001u);
     EXPECT_EQ(a->dropped() + b->dropped(), 0u);
+    // An unpublish empties the log; what a player had not read is still its.
+    ASSERT_TRUE(source.on_audio(ts, audio()).ok());
+    source.on_unpublish();
+    EXPECT_TRUE(source.message_log().empty());
+    EXPECT_EQ(a->dump(&got_a, 1000), 1u);
+    EXPECT_TRUE(a->take_unpublished());
     // The last player leaves: nothing is kept.
     a.reset();
     b.reset();
