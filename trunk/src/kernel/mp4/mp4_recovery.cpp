@@ -166,6 +166,7 @@ void read_traf(const uint8_t* p, const Box& traf, MovieIndex* m) {
         }
     }
     if (!t || !have_tfdt) return;
+    if (total > UINT64_MAX - base_time) return;  // a decode time past 2^64: a broken fragment
     const uint64_t end = base_time + total;
     if (!t->timed) {
         t->first = base_time;
@@ -190,7 +191,10 @@ void read_moof(const uint8_t* p, size_t n, MovieIndex* m) {
 
 uint64_t scale(uint64_t v, uint32_t from, uint32_t to) {
     if (from == 0) return 0;
-    return static_cast<uint64_t>(static_cast<long double>(v) * to / from + 0.5L);
+    const long double r = static_cast<long double>(v) * to / from + 0.5L;
+    // Past 2^64 the conversion is undefined: saturate (a broken file's times).
+    if (r >= 18446744073709551615.0L) return UINT64_MAX;
+    return static_cast<uint64_t>(r);
 }
 
 void patch(const Field& f, uint64_t v, std::vector<Mp4Patch>* out) {
@@ -219,7 +223,8 @@ void durations(const MovieIndex& m, Mp4Recovery* out) {
         any = true;
     }
     if (!any) return;
-    out->duration_ms = static_cast<int64_t>(end_ms - first_ms);
+    // end_ms >= first_ms (scale keeps the order); a span past int64 saturates.
+    out->duration_ms = static_cast<int64_t>(std::min<uint64_t>(end_ms - first_ms, INT64_MAX));
     patch(m.mvhd, scale(end_ms - first_ms, 1000, m.timescale), &out->patches);
     patch(m.mehd, scale(end_ms - first_ms, 1000, m.timescale), &out->patches);
     for (const auto& [id, t] : m.tracks) {
