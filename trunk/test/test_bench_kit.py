@@ -191,6 +191,33 @@ def test_kit_rtc_publishers_tiny_run(tmp_path, media):
     assert float(tool_cpu.rstrip(" %")) >= 0, row
 
 
+def test_rtc_play_bench_tiny_run(tmp_path, media):
+    """test/bench/rtc_play_bench.py at a tiny scale: three WHEP players
+    (sb_rtc_load) of one WHIP publisher all play, with no gap and every
+    packet decrypted, and the same run's sb_udp_floor rows (GSO, and GSO with
+    each player's SRTP) give the ratios against the floor."""
+    out = tmp_path / "rtc.md"
+    objs = TRUNK / "objs"
+    cmd = [str(TRUNK / "test" / "bench" / "rtc_play_bench.py"), "--srs", str(objs / "srs"), "--tools-dir", str(objs),
+           "--media", str(media), "--clients", "3", "--window", "2", "--spread", "300", "--ttff-players", "0",
+           "--out", str(out)]
+    r = subprocess.run(cmd, cwd=TRUNK, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    md = out.read_text()
+    players = [x for x in rows(md) if len(x) == 10 and x[0] == "3"]
+    assert len(players) == 1, md
+    n, playing, cpu, per, rss, kib, ttff, gaps, decrypt_failures, tool_cpu = players[0]
+    assert playing == "3" and gaps == "0" and decrypt_failures == "0", players
+    assert float(cpu.rstrip(" %")) > 0 and rss.endswith("MB"), players
+    floors = [x for x in rows(md) if len(x) == 8 and x[0] == "3"]
+    assert len(floors) == 1, md
+    n, ours, floor, floor_srtp, ratio, ratio_srtp, fanout, fanout_srtp = floors[0]
+    for cell in (ours, floor, floor_srtp):
+        assert float(cell.rstrip(" %")) > 0, floors
+    assert float(ratio.rstrip(" x")) > 0 and float(ratio_srtp.rstrip(" x")) > 0, floors
+    assert float(fanout.rstrip(" ms")) > 0 and float(fanout_srtp.rstrip(" ms")) > 0, floors
+
+
 def test_tcp_floor_tool(media):
     """sb_tcp_floor at a tiny scale: every byte it writes reaches its players
     (the FLV stream at its real-time rate), one writev per player per merged-

@@ -179,6 +179,18 @@ def ttff_with_aiortc(args, server, tools):
                 "verify_ok": summary.get("verify_ok"), "exit": r.returncode}
 
 
+def run_floor(tools, n, window, srtp):
+    """sb_udp_floor with GSO for n players over `window` s (with --srtp: and
+    each player's AES-GCM), in the same sitting as the server's row."""
+    cmd = [str(tools / "sb_udp_floor"), "-c", str(n), "-t", str(max(1, int(window))), "--gso"]
+    if srtp:
+        cmd.append("--srtp")
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=window + 60)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip()[-300:]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def srtp_profile(log):
     text = log.read_text(errors="replace") if log.exists() else ""
     for p in ("SRTP_AEAD_AES_128_GCM", "SRTP_AES128_CM_SHA1_80"):
@@ -197,6 +209,8 @@ def main():
     ap.add_argument("--media", default=str(TRUNK / "objs/bench/rtc_bench.flv"))
     ap.add_argument("--max", type=int, default=3000, help="refuse player counts above this")
     ap.add_argument("--out", default=str(TRUNK / "objs/bench/rtc_results.md"))
+    ap.add_argument("--no-floor", action="store_true",
+                    help="skip sb_udp_floor (GSO, and GSO + SRTP) after each count")
     ap.add_argument("--ttff-players", type=int, default=50,
                     help="players of the TTFF run with an aiortc publisher (0: skip it)")
     args = ap.parse_args()
@@ -237,6 +251,9 @@ def main():
         t0 = time.monotonic()
         for n in counts:
             rows.append(run_count(args, server, tools, n, idle_rss))
+            if not args.no_floor:
+                rows[-1]["floor"] = run_floor(tools, n, args.window, False)
+                rows[-1]["floor_srtp"] = run_floor(tools, n, args.window, True)
             print(json.dumps(rows[-1]), flush=True)
         pub_cpu = 100.0 * (proc_cpu_seconds(pub.pid) - pub_cpu0) / (time.monotonic() - t0)
         stop(pub)
@@ -263,6 +280,18 @@ def main():
         lines += ["", f"TTFF with a publisher that honours PLIs (aiortc, 640x360), {ttff.get('players')} players "
                       f"joining over {args.spread} ms: p50 {t.get('p50', '-')} ms, p90 {t.get('p90', '-')} ms, "
                       f"max {t.get('max', '-')} ms" + (f" ({ttff['error']})" if "error" in ttff else "") + "."]
+    floors = [r for r in rows if "cpu" in r.get("floor", {}) and "cpu" in r.get("floor_srtp", {})]
+    if floors:
+        lines += ["", "Against sb_udp_floor in the same run (GSO; + SRTP: each player's AES-GCM too; fan-out: "
+                      "one video frame to every player, p50):", "",
+                  "| players | ours per player | floor per player | floor + SRTP per player | ours / floor | "
+                  "ours / (floor + SRTP) | floor fan-out p50 | floor + SRTP fan-out p50 |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in floors:
+            f, fs = r["floor"], r["floor_srtp"]
+            lines.append(f"| {r['players']} | {r['cpu_per_player']:.4f} % | {f['cpu_per_player']:.4f} % | "
+                         f"{fs['cpu_per_player']:.4f} % | {r['cpu'] / f['cpu']:.2f} x | {r['cpu'] / fs['cpu']:.2f} x | "
+                         f"{f['frame_fanout_ms']['p50']:.2f} ms | {fs['frame_fanout_ms']['p50']:.2f} ms |")
     text = "\n".join(lines) + "\n"
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text)
