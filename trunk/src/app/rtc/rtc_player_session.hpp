@@ -27,6 +27,7 @@ class RtcPlayerSession : public RtcSession, public RtcPlayerSink, private RtcPla
 
     // RtcPlayerSink
     void on_source_packet(RtcMediaKind kind, const RtcPacket& packet, utime_t now) override;
+    void prefetch(int stage) const override;
     void on_source_unpublish() override;
 
     const RtcPlayerFeedback& feedback() const { return feedback_; }

@@ -324,8 +324,8 @@ void RtcSource::on_publisher_rtp(RtcMediaKind kind, const uint8_t* data, size_t 
         if (pending_.size() >= kMaxPending) fan_out(now);
         return;
     }
-    // Index loop: players only leave from the server's reaper, never from here.
-    for (size_t i = 0; i < players_.size(); i++) players_[i]->on_source_packet(kind, *packet, now);
+    // Players only leave from the server's reaper, never from here.
+    each_player([&](RtcPlayerSink* player) { player->on_source_packet(kind, *packet, now); });
 }
 
 void RtcSource::fan_out(utime_t now) {
@@ -334,10 +334,9 @@ void RtcSource::fan_out(utime_t now) {
     // player takes the batch in one pass.
     std::stable_partition(pending_.begin(), pending_.end(),
                           [](const Pending& p) { return p.kind == RtcMediaKind::kAudio; });
-    for (size_t i = 0; i < players_.size(); i++) {
-        RtcPlayerSink* player = players_[i];
+    each_player([&](RtcPlayerSink* player) {
         for (const Pending& p : pending_) player->on_source_packet(p.kind, *p.packet, now);
-    }
+    });
     pending_.clear();
 }
 

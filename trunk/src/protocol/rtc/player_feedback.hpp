@@ -62,6 +62,11 @@ class RtcPlayerFeedback {
     void on_timer(utime_t now, int64_t wall_us, RtcFeedbackOutput* out);
 
     const RtpSendStats* send_stats(int track) const { return tracks_[track].stats.get(); }
+    // Ahead of on_rtp_sent in a fan-out: the tracks, then their stats.
+    void prefetch_tracks() const { __builtin_prefetch(&tracks_[0]); }
+    void prefetch_stats() const {
+        for (const Track& t : tracks_) __builtin_prefetch(t.stats.get());
+    }
     struct Stats {
         uint64_t nacks = 0;               // NACK packets taken
         uint64_t keyframe_requests = 0;   // PLI and FIR

@@ -143,6 +143,9 @@ class RtcPeer {
     Error protect_rtp_from(uint8_t* dst, size_t cap, const uint8_t* src, size_t header, size_t len,
                            size_t* out_len);
     Error protect_rtcp(uint8_t* buf, size_t len, size_t cap, size_t* out_len);
+    // Ahead of protect_rtp_from in a fan-out: the sender's state, then its key.
+    void prefetch_send_state() const { srtp_.prefetch_send_state(); }
+    void prefetch_send_key() const { srtp_.prefetch_send_key(); }
     // Protects an RTCP compound and queues it for pop_transmit to remote_address().
     Error send_rtcp(const std::string& packet);
     // Queues a DTLS close_notify (when connected), moves to closed, calls on_peer_closed once.

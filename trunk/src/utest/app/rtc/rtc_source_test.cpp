@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "app/rtc/rtc_source.hpp"
@@ -257,6 +258,55 @@ TEST(RtcSource, BatchGivesEachPlayerItsPacketsInARowAudioFirst) {
     EXPECT_EQ(calls.size(), 2u);
     s->remove_player(&a);
     s->remove_player(&b);
+}
+
+TEST(RtcSource, FanOutAsksForEachPlayersStateTwoStepsAhead) {
+    RtcSourceManager m;
+    Publisher pub;
+    RtcSource* s = published_source(&m, &pub);
+    // Each player is asked for stage 0 (its own lines) two players before its
+    // turn and for stage 1 (what they point to) one before. The first two are
+    // due before they could be: player 0 is asked for nothing, player 1 only
+    // for stage 1.
+    std::vector<std::string> calls;
+    struct Logged : RtcPlayerSink {
+        int id = 0;
+        std::vector<std::string>* log = nullptr;
+        void on_source_packet(RtcMediaKind, const RtcPacket&, utime_t) override {
+            log->push_back("send " + std::to_string(id));
+        }
+        void prefetch(int stage) const override {
+            log->push_back("stage " + std::to_string(stage) + " " + std::to_string(id));
+        }
+        void on_source_unpublish() override {}
+    } players[4];
+    for (int i = 0; i < 4; i++) {
+        players[i].id = i;
+        players[i].log = &calls;
+        s->add_player(&players[i]);
+    }
+    publish(s, RtcMediaKind::kAudio, 7);  // outside a batch: at once
+    std::vector<std::string> want = {"stage 0 2", "stage 1 1", "send 0",  // player 0 is due at once
+                                     "stage 0 3", "stage 1 2", "send 1",
+                                     "stage 1 3", "send 2",
+                                     "send 3"};
+    EXPECT_EQ(calls, want);
+    // A batch's fan-out: the same pipeline, each player taking its packets in a row.
+    calls.clear();
+    {
+        RtcFanOutBatch batch(&m, 0);
+        publish(s, RtcMediaKind::kAudio, 8);
+        publish(s, RtcMediaKind::kVideo, 100);
+    }
+    want = {"stage 0 2", "stage 1 1", "send 0", "send 0", "stage 0 3", "stage 1 2", "send 1", "send 1",
+            "stage 1 3", "send 2", "send 2", "send 3", "send 3"};
+    EXPECT_EQ(calls, want);
+    // One player: no one ahead to ask for.
+    for (int i = 1; i < 4; i++) s->remove_player(&players[i]);
+    calls.clear();
+    publish(s, RtcMediaKind::kAudio, 9);
+    EXPECT_EQ(calls, std::vector<std::string>{"send 0"});
+    s->remove_player(&players[0]);
 }
 
 TEST(RtcSource, BatchFansOutBeforeTheRingCouldOverwriteAKeptPacket) {
