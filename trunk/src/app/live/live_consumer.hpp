@@ -11,10 +11,10 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "app/live/live_message.hpp"
+#include "app/live/live_message_queue.hpp"
 #include "core/clock.hpp"
 #include "io/coroutine.hpp"
 
@@ -99,7 +99,7 @@ class LiveConsumer {
 
     LiveSource* source_;
     ConsumerOptions options_;
-    std::deque<LiveMessagePtr> queue_;
+    LiveMessageQueue queue_;
     // Timestamps of the first lag-measuring message queued (-1: none) and of
     // the last message queued: duration_us() without touching the messages.
     int64_t first_media_ts_ = -1;
