@@ -296,7 +296,7 @@ int main(int argc, char** argv) {
     close(control[1]);
     for (int fd : fds) close(fd);
 
-    // --srtp: one sender per player, and a send buffer per message of a batch.
+    // --srtp: one sender per player, and its audio and video sequence numbers.
     std::vector<std::unique_ptr<SrtpGcmSender>> srtp;
     std::vector<uint16_t> seqs;
     if (o.srtp) {
