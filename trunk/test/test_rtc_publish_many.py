@@ -110,9 +110,12 @@ def test_loss_on_purpose_is_repaired_per_session(srs, media):
     assert summary["dropped_on_purpose"] > 50, summary
     # The server asked for what was dropped, per session (its own SSRCs and
     # sequence numbers), and got it from the one shared ring. Not all of it
-    # is asked for: audio (~40 % of the packets) need not be, nor what was
-    # dropped in the last moments of the run.
-    assert summary["nacks"] > 10 and summary["nacks_answered"] > 0.3 * summary["dropped_on_purpose"], summary
+    # is asked for: only video has NACK feedback (the drops fall on audio and
+    # video alike, in proportion), and what was dropped in the last moments
+    # of the run is not asked for before the tool stops.
+    video_share = summary["video_packets"] / max(1, summary["video_packets"] + summary["audio_packets"])
+    video_dropped = summary["dropped_on_purpose"] * video_share
+    assert summary["nacks"] > 10 and summary["nacks_answered"] > 0.3 * video_dropped, summary
     assert summary["nacks_not_kept"] == 0, summary
 
 
